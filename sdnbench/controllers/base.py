@@ -1,0 +1,88 @@
+"""The contract every controller adapter fulfils.
+
+An adapter owns one controller process (or, for `remote`, none): it starts it
+with logs in the run directory, returns from `start()` only once the OpenFlow
+port listens (OVS backs off 1/2/4/8/16 s on a refused connection, so starting
+switches early wastes seconds), and stops exactly the processes it started.
+Whether every switch has connected is checked from the switch side by the
+emulation layer, which works the same for every controller.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class ControllerSpec:
+    """What an experiment says about one controller under test."""
+
+    kind: str                      # osken, ryu, faucet, testcontroller, pox, remote, none
+    label: str                     # column name in tables; defaults to kind
+    openflow: str = "1.3"          # "1.0" or "1.3"
+    app: str | None = None         # adapter-specific application choice
+    cpus: int | None = None        # pin the controller to this many cores
+    host: str = "127.0.0.1"        # remote: where it runs
+    port: int = 6653               # OpenFlow TCP port
+    rest_port: int | None = None   # northbound REST port, when the controller has one
+    rest_url: str | None = None    # remote: REST base URL, recorded with the results
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class Availability:
+    """Whether an adapter can run here, and if not, the command that fixes it."""
+
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+
+class ControllerAdapter(ABC):
+    """Start, check and stop one controller."""
+
+    kind: str = ""
+    #: OpenFlow versions the adapter's application speaks.
+    openflow_versions: tuple[str, ...] = ("1.0", "1.3")
+    #: True when no controller process is involved (the "no SDN" baseline).
+    standalone: bool = False
+
+    def __init__(self, spec: ControllerSpec, tracker=None):
+        self.spec = spec
+        self.tracker = tracker   # sdnbench.procs.ProcessTracker recording PIDs in the run manifest
+
+    @classmethod
+    @abstractmethod
+    def availability(cls) -> Availability:
+        """Is this controller installed here? Cheap; used by check and doctor."""
+
+    @abstractmethod
+    def version(self) -> str:
+        """The controller's version string, recorded with every trial."""
+
+    @abstractmethod
+    def start(self, rundir: Path, timeout_s: float = 30.0) -> None:
+        """Start and return once the OpenFlow port listens; ControllerError otherwise."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Stop what start() started (by PID); safe to call twice."""
+
+    @abstractmethod
+    def listening(self) -> bool:
+        """True while the OpenFlow port accepts connections."""
+
+    def endpoints(self) -> dict[str, str]:
+        """Addresses of the controller: 'openflow' always, 'rest' when it has one."""
+        ends = {"openflow": f"tcp:{self.spec.host}:{self.spec.port}"}
+        if self.spec.rest_url:
+            ends["rest"] = self.spec.rest_url
+        elif self.spec.rest_port:
+            ends["rest"] = f"http://{self.spec.host}:{self.spec.rest_port}"
+        return ends
+
+    def pids(self) -> list[int]:
+        """PIDs of the processes this adapter runs (for CPU/RSS monitoring)."""
+        return []

@@ -1,0 +1,29 @@
+"""Errors that sdnbench reports to the user as one clear line, never a traceback."""
+
+
+class SdnbenchError(Exception):
+    """Base of every error the CLI prints as a message and exit code 2."""
+
+
+class ConfigError(SdnbenchError):
+    """An experiment file is invalid: says file, line, key and what was expected."""
+
+    def __init__(self, message, path=None, line=None, key=None):
+        self.path, self.line, self.key, self.detail = path, line, key, message
+        where = ""
+        if path:
+            where = f"{path}:{line}: " if line else f"{path}: "
+        keytext = f"{key}: " if key else ""
+        super().__init__(f"{where}{keytext}{message}")
+
+
+class CapabilityError(SdnbenchError):
+    """The machine lacks something the experiment needs (names it and the fix)."""
+
+
+class ControllerError(SdnbenchError):
+    """A controller could not be started, did not listen, or switches did not connect."""
+
+
+class ToolError(SdnbenchError):
+    """A traffic or load tool failed or printed output sdnbench cannot read."""

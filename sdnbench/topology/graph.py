@@ -1,0 +1,94 @@
+"""The topology graph: switches, hosts and links with their link parameters.
+
+A graph is pure data: no root, no Mininet. Builders in this package return one;
+`sdnbench.emulation` turns it into a running network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LinkParams:
+    """Shaping of one link; None means unshaped."""
+
+    bw_mbps: float | None = None
+    delay_ms: float | None = None
+    loss_pct: float | None = None
+
+    def needs_netem(self) -> bool:
+        """True when the link asks for delay or loss, which only netem provides."""
+        return bool(self.delay_ms) or bool(self.loss_pct)
+
+
+@dataclass(frozen=True)
+class Host:
+    """An emulated end host with a fixed address, as Mininet numbers them."""
+
+    name: str
+    ip: str
+    mac: str
+
+
+@dataclass(frozen=True)
+class Switch:
+    """An OpenFlow switch; dpid is the datapath id as an integer."""
+
+    name: str
+    dpid: int
+
+
+@dataclass(frozen=True)
+class Link:
+    """An undirected link between two nodes; role is 'edge' (host) or 'core'."""
+
+    a: str
+    b: str
+    params: LinkParams = LinkParams()
+    role: str = "core"
+
+
+@dataclass
+class TopologyGraph:
+    """A whole topology: what the emulation builds and the workloads address."""
+
+    kind: str
+    switches: list[Switch] = field(default_factory=list)
+    hosts: list[Host] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+
+    def add_switch(self) -> str:
+        """Add switch s<N> with dpid N and return its name."""
+        n = len(self.switches) + 1
+        self.switches.append(Switch(f"s{n}", n))
+        return f"s{n}"
+
+    def add_host(self) -> str:
+        """Add host h<N> with IP 10.0.0.N/8 and MAC 00:00:00:00:00:NN."""
+        n = len(self.hosts) + 1
+        if n > 0xFFFFFE:
+            raise ValueError("too many hosts for the 10.0.0.0/8 plan")
+        ip = f"10.{(n >> 16) & 0xFF}.{(n >> 8) & 0xFF}.{n & 0xFF}"
+        mac = ":".join(f"{(n >> s) & 0xFF:02x}" for s in (40, 32, 24, 16, 8, 0))
+        self.hosts.append(Host(f"h{n}", ip, mac))
+        return f"h{n}"
+
+    def add_link(self, a: str, b: str, params: LinkParams, role: str = "core") -> None:
+        """Connect two nodes."""
+        self.links.append(Link(a, b, params, role))
+
+    def host(self, name: str) -> Host:
+        """The host called name (KeyError naming the known hosts otherwise)."""
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        raise KeyError(f"no host {name!r}; hosts are {', '.join(h.name for h in self.hosts)}")
+
+    def node_names(self) -> list[str]:
+        """All switch and host names."""
+        return [s.name for s in self.switches] + [h.name for h in self.hosts]
+
+    def summary(self) -> str:
+        """One line: kind and counts."""
+        return f"{self.kind}: {len(self.switches)} switches, {len(self.hosts)} hosts, {len(self.links)} links"

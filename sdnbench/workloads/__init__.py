@@ -1,0 +1,1 @@
+"""Workloads: traffic flows, southbound load, northbound load, attacks."""

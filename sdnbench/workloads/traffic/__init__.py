@@ -1,0 +1,1 @@
+"""Traffic engines: each runs flows between emulated hosts and returns FlowResults."""

@@ -1,0 +1,102 @@
+"""The contract between sdnbench and a traffic engine (native, D-ITG, iperf3, ping).
+
+An engine receives flow specifications and handles to the emulated hosts, runs
+all flows at once (a mix is just several flows), and returns one FlowResult
+per flow in the common metrics schema below. Engines read their tools'
+machine-readable output (JSON where the tool has it, D-ITG's decoded log
+otherwise), never text meant for people.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+#: Every metric a flow can report: name -> (unit, description). Names carry units.
+METRICS: dict[str, tuple[str, str]] = {
+    "tx_pkts": ("packets", "packets sent"),
+    "rx_pkts": ("packets", "packets received"),
+    "loss_pkts": ("packets", "packets lost (sent - received, duplicates excluded)"),
+    "loss_pct": ("%", "packets lost as a percentage of packets sent"),
+    "owd_mean_ms": ("ms", "mean one-way delay"),
+    "owd_min_ms": ("ms", "minimum one-way delay"),
+    "owd_max_ms": ("ms", "maximum one-way delay"),
+    "owd_sd_ms": ("ms", "standard deviation of one-way delay"),
+    "rtt_mean_ms": ("ms", "mean round-trip time"),
+    "rtt_min_ms": ("ms", "minimum round-trip time"),
+    "rtt_max_ms": ("ms", "maximum round-trip time"),
+    "rtt_sd_ms": ("ms", "standard deviation of round-trip time"),
+    "jitter_ms": ("ms", "interarrival jitter (RFC 3550) or the tool's own jitter"),
+    "throughput_bps": ("bit/s", "received payload bit rate"),
+    "throughput_pps": ("packets/s", "received packet rate"),
+    "tx_rate_pps": ("packets/s", "achieved send rate"),
+    "tcp_connect_ms": ("ms", "TCP connect (SYN to established) delay"),
+    "transfer_time_s": ("s", "time to transfer the requested volume"),
+    "bytes": ("bytes", "payload bytes delivered"),
+    "retransmits": ("segments", "TCP retransmissions seen by the sender"),
+}
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    """One flow as the experiment asks for it; units are in the field names."""
+
+    flow_id: str
+    src: str                       # host name, e.g. "h1"
+    dst: str                       # host name, e.g. "h8"
+    proto: str                     # udp | tcp | icmp
+    size_bytes: int | None = None  # UDP/ICMP payload size, TCP write size
+    rate_pps: float | None = None  # constant packet rate (UDP/ICMP)
+    rate_bps: float | None = None  # bit rate (UDP) as an alternative to rate_pps
+    duration_s: float | None = None
+    count: int | None = None       # exact number of packets (UDP/ICMP)
+    volume_bytes: int | None = None  # TCP bulk by size
+    meter: str = "owd"             # owd (one-way) | rtt (round trip)
+    port: int | None = None        # destination port; engines pick one when None
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class FlowResult:
+    """One flow's measurements in the common schema."""
+
+    flow_id: str
+    engine: str
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    series: list[dict[str, float]] = field(default_factory=list)  # {"t_s": ..., metric: ...}
+    raw: dict[str, str] = field(default_factory=dict)             # tool outputs, by file name
+    clock: str = "single-kernel CLOCK_REALTIME (sender and receiver share one clock)"
+    errors: list[str] = field(default_factory=list)
+
+
+class HostHandle(Protocol):
+    """What an engine needs from an emulated host (a Mininet Host satisfies it)."""
+
+    name: str
+
+    def IP(self) -> str: ...
+
+    def popen(self, *args, **kwargs) -> subprocess.Popen: ...
+
+
+class TrafficEngine(ABC):
+    """Runs flows between hosts and parses the results."""
+
+    name: str = ""
+    protocols: tuple[str, ...] = ()
+
+    @classmethod
+    @abstractmethod
+    def availability(cls):
+        """An sdnbench.controllers.base.Availability for the engine's tools."""
+
+    @abstractmethod
+    def version(self) -> str:
+        """The tool's version string."""
+
+    @abstractmethod
+    def run(self, flows: list[FlowSpec], hosts: dict[str, HostHandle], workdir: Path) -> list[FlowResult]:
+        """Run all flows concurrently; raw outputs go to workdir; one result per flow."""
