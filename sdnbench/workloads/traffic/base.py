@@ -39,6 +39,14 @@ METRICS: dict[str, tuple[str, str]] = {
     "retransmits": ("segments", "TCP retransmissions seen by the sender"),
 }
 
+#: Per-trial measurements of the testbed itself (sdnbench.runner.monitor).
+MONITOR_METRICS: dict[str, tuple[str, str]] = {
+    "host_cpu_mean_pct": ("%", "mean CPU use of the whole machine during traffic"),
+    "host_cpu_max_pct": ("%", "peak CPU use of the whole machine (near 100: the testbed was the bottleneck)"),
+    "ctrl_cpu_pct": ("% of a core", "controller CPU use during traffic"),
+    "ctrl_rss_max_mb": ("MB", "controller peak resident memory"),
+}
+
 
 @dataclass(frozen=True)
 class FlowSpec:

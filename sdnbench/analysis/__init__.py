@@ -1,0 +1,1 @@
+"""Statistics and comparison tables over the results store."""

@@ -1,0 +1,208 @@
+"""The `sdnbench` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import __version__
+from .errors import SdnbenchError
+
+DESCRIPTION = """\
+sdnbench measures SDN controllers and data planes on real emulated networks
+(Mininet + Open vSwitch, real controllers, real traffic tools), from one
+experiment file: controllers x topologies x workloads x parameters x
+repetitions, with statistics.
+
+typical use:
+  sdnbench doctor                        what this machine can do, and fixes
+  sdnbench check examples/quickstart.yaml    validate a file (no root needed)
+  sdnbench plan examples/quickstart.yaml     list the trials and estimated time
+  sdnbench run examples/quickstart.yaml      run it into runs/<timestamp>/
+  sdnbench results runs/<timestamp>          comparison tables, CSV and JSON
+  sdnbench clean                         remove what a killed run left behind
+"""
+
+
+def _cmd_check(args) -> int:
+    from .config.loader import load_experiment
+    from .runner.plan import expand
+    from .runner.preflight import preflight
+
+    exp = load_experiment(args.file)
+    trials = expand(exp)
+    problems = [] if args.offline else preflight(exp)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        return 2
+    print(f"{args.file}: ok — {len(exp.controllers)} controllers, {len(exp.topologies)} topologies, "
+          f"{len(exp.workloads)} workloads, {len(trials)} trials")
+    return 0
+
+
+def _cmd_plan(args) -> int:
+    from .config.loader import load_experiment
+    from .runner.plan import estimate_seconds, expand
+
+    exp = load_experiment(args.file)
+    trials = expand(exp)
+    if args.json:
+        print(json.dumps([{"key": t.key, "controller": t.controller.label, "topology": t.topology,
+                           "workload": t.workload["name"], "params": t.sweep_point, "repetition": t.repetition,
+                           "flows": [f.__dict__ for f in t.flows]} for t in trials], indent=2))
+        return 0
+    for t in trials:
+        point = " ".join(f"{k}={v}" for k, v in t.sweep_point.items())
+        print(f"{t.seq + 1:4d}  {t.controller.label:<14} {t.topology:<16} {t.workload['name']:<14} "
+              f"{point:<24} rep {t.repetition}  ~{t.traffic_seconds():.0f} s traffic")
+    est = estimate_seconds(trials, exp.restart)
+    print(f"\n{len(trials)} trials; estimated {est / 60:.1f} min ({est:.0f} s)")
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from .analysis.compare import compare
+    from .analysis.table import render_all
+    from .config.loader import load_experiment
+    from .runner.campaign import run_campaign
+    from .runner.preflight import preflight
+
+    exp = load_experiment(args.file)
+    problems = preflight(exp, for_run=True)
+    if problems:
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 2
+    if args.resume and not args.out:
+        print("--resume needs --out RUNDIR: the run directory to finish", file=sys.stderr)
+        return 2
+    rundir = Path(args.out) if args.out else Path("runs") / time.strftime(f"%Y%m%d-%H%M%S-{exp.name}")
+    if rundir.exists() and any(rundir.iterdir()) and not args.resume:
+        print(f"{rundir} already holds a run; use --resume to finish it or another --out", file=sys.stderr)
+        return 2
+    t0 = time.monotonic()
+    try:
+        store = run_campaign(exp, rundir, resume=args.resume)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file} "
+              f"--out {rundir} --resume", file=sys.stderr)
+        return 130
+    cells, controllers, rows = compare(store)
+    print(render_all(cells, controllers, rows))
+    _export(store, rundir)
+    print(f"\nrun directory: {rundir}  ({time.monotonic() - t0:.0f} s)")
+    return 0
+
+
+def _export(store, rundir: Path) -> None:
+    from .analysis.compare import compare, to_csv, to_json
+
+    cells, _, _ = compare(store)
+    (rundir / "summary.csv").write_text(to_csv(cells))
+    (rundir / "summary.json").write_text(to_json(cells))
+
+
+def _cmd_results(args) -> int:
+    from .analysis.compare import compare
+    from .analysis.table import render_all
+    from .results.store import DB_NAME, ResultStore
+
+    rundir = Path(args.rundir)
+    if not (rundir / DB_NAME).exists():
+        print(f"{rundir}: no {DB_NAME} here (is it a run directory?)", file=sys.stderr)
+        return 2
+    store = ResultStore.in_rundir(rundir)
+    cells, controllers, rows = compare(store)
+    metrics = args.metric or None
+    if args.format == "table":
+        text = render_all(cells, controllers, rows, metrics)
+        print(text or "no measurements stored yet")
+        _export(store, rundir)
+        print(f"\nexported {rundir / 'summary.csv'} and {rundir / 'summary.json'}")
+    else:
+        from .analysis.compare import to_csv, to_json
+
+        chosen = [c for c in cells if not metrics or c.metric in metrics]
+        print(to_csv(chosen) if args.format == "csv" else to_json(chosen))
+    return 0
+
+
+def _cmd_doctor(args) -> int:
+    from .doctor import report
+
+    return 1 if report() else 0
+
+
+def _cmd_clean(args) -> int:
+    from .clean import clean
+
+    clean([Path(d) for d in args.rundir] or None)
+    return 0
+
+
+def _cmd_schema(args) -> int:
+    from .config.schema import experiment_jsonschema
+
+    print(json.dumps(experiment_jsonschema(), indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    p = argparse.ArgumentParser(prog="sdnbench", description=DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"sdnbench {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    c = sub.add_parser("check", help="validate an experiment file (and that its parts are installed)")
+    c.add_argument("file")
+    c.add_argument("--offline", action="store_true", help="only the file itself: skip installed-controller checks")
+    c.set_defaults(func=_cmd_check)
+
+    c = sub.add_parser("plan", help="print the expanded trial list and the estimated duration")
+    c.add_argument("file")
+    c.add_argument("--json", action="store_true", help="machine-readable trial list")
+    c.set_defaults(func=_cmd_plan)
+
+    c = sub.add_parser("run", help="run every trial of an experiment (root)",
+                       description="Run an experiment. Each trial is stored as soon as it ends; "
+                                   "Ctrl-C cleans up and keeps what was measured.")
+    c.add_argument("file")
+    c.add_argument("--out", metavar="RUNDIR", help="run directory (default: runs/<timestamp>-<name>)")
+    c.add_argument("--resume", action="store_true", help="finish the run in --out: skip trials stored as ok")
+    c.set_defaults(func=_cmd_run)
+
+    c = sub.add_parser("results", help="comparison tables of a run; exports summary.csv and summary.json")
+    c.add_argument("rundir")
+    c.add_argument("--metric", action="append", help="metric to show (repeatable), e.g. loss_pct")
+    c.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    c.set_defaults(func=_cmd_results)
+
+    c = sub.add_parser("doctor", help="what this machine can do, with a fix for each gap")
+    c.set_defaults(func=_cmd_doctor)
+
+    c = sub.add_parser("clean", help="remove processes, bridges and interfaces left by killed runs")
+    c.add_argument("rundir", nargs="*", help="run directories (default: every run registered as active)")
+    c.set_defaults(func=_cmd_clean)
+
+    c = sub.add_parser("schema", help="print the JSON Schema of experiment files")
+    c.set_defaults(func=_cmd_schema)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: errors become one clear message and exit code 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SdnbenchError as exc:
+        print(f"sdnbench: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Experiment files: strict schema, YAML loading with line numbers, JSON Schema export."""

@@ -1,0 +1,323 @@
+"""A small strict schema language over YAML nodes, so every error names its line.
+
+Validation walks the composed YAML node tree (which keeps line numbers),
+turning it into plain Python values. Every problem becomes an Issue with the
+file, line, dotted key path and what was expected; all issues are collected so
+that a user fixes a file in one pass. The same definitions produce the
+published JSON Schema (see `jsonschema_of`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import yaml
+
+REQUIRED = object()
+
+
+@dataclass
+class Issue:
+    """One validation problem."""
+
+    line: int | None
+    key: str
+    message: str
+
+    def render(self, path: str) -> str:
+        """'file:line: key: message'."""
+        where = f"{path}:{self.line}" if self.line else path
+        return f"{where}: {self.key or '(top level)'}: {self.message}"
+
+
+class Context:
+    """Collects issues while walking a document."""
+
+    def __init__(self):
+        self.issues: list[Issue] = []
+        self.lines: dict[str, int] = {}   # dotted key path -> line, for later semantic checks
+
+    def error(self, node: yaml.Node | None, key: str, message: str) -> None:
+        """Record a problem at node's line."""
+        line = node.start_mark.line + 1 if node is not None else None
+        self.issues.append(Issue(line, key, message))
+
+
+def _scalar(node: yaml.Node) -> Any:
+    """The Python value of a scalar node, using YAML's safe resolution rules."""
+    return yaml.safe_load(yaml.serialize(node)) if node.tag != "tag:yaml.org,2002:str" else node.value
+
+
+class Type:
+    """Base of all field types."""
+
+    doc = ""
+
+    def check(self, node: yaml.Node, ctx: Context, key: str) -> Any:
+        """Validate node and return its Python value (None after an error)."""
+        raise NotImplementedError
+
+    def jsonschema(self) -> dict:
+        """This type as JSON Schema."""
+        raise NotImplementedError
+
+
+class Number(Type):
+    """An int or float with optional bounds."""
+
+    def __init__(self, integer=False, minimum=None, exclusive_minimum=None, maximum=None):
+        self.integer, self.minimum, self.xmin, self.maximum = integer, minimum, exclusive_minimum, maximum
+
+    def expected(self) -> str:
+        """Human description of the accepted values."""
+        kind = "an integer" if self.integer else "a number"
+        bounds = []
+        if self.minimum is not None:
+            bounds.append(f">= {self.minimum}")
+        if self.xmin is not None:
+            bounds.append(f"> {self.xmin}")
+        if self.maximum is not None:
+            bounds.append(f"<= {self.maximum}")
+        return kind + (" " + " and ".join(bounds) if bounds else "")
+
+    def check(self, node, ctx, key):
+        value = _scalar(node) if isinstance(node, yaml.ScalarNode) else None
+        ok_type = isinstance(value, int) if self.integer else isinstance(value, (int, float))
+        if isinstance(value, bool) or not ok_type:
+            ctx.error(node, key, f"expected {self.expected()}, got {_describe(node)}")
+            return None
+        if ((self.minimum is not None and value < self.minimum)
+                or (self.xmin is not None and value <= self.xmin)
+                or (self.maximum is not None and value > self.maximum)):
+            ctx.error(node, key, f"expected {self.expected()}, got {value}")
+            return None
+        return value
+
+    def jsonschema(self):
+        s: dict = {"type": "integer" if self.integer else "number"}
+        if self.minimum is not None:
+            s["minimum"] = self.minimum
+        if self.xmin is not None:
+            s["exclusiveMinimum"] = self.xmin
+        if self.maximum is not None:
+            s["maximum"] = self.maximum
+        return s
+
+
+class Str(Type):
+    """A string, optionally one of a fixed set or accepted by a predicate."""
+
+    def __init__(self, choices=None, predicate: Callable[[str], str | None] | None = None, pattern=None):
+        self.choices, self.predicate, self.pattern = choices, predicate, pattern
+
+    def check(self, node, ctx, key):
+        value = _scalar(node) if isinstance(node, yaml.ScalarNode) else None
+        if self.choices and not isinstance(value, str) and value is not None:
+            value = str(value)  # e.g. openflow: 1.3 written as a number
+        if not isinstance(value, str):
+            ctx.error(node, key, f"expected a string, got {_describe(node)}")
+            return None
+        if self.choices and value not in self.choices:
+            ctx.error(node, key, f"expected one of {', '.join(map(str, self.choices))}; got {value!r}")
+            return None
+        if self.predicate:
+            problem = self.predicate(value)
+            if problem:
+                ctx.error(node, key, problem)
+                return None
+        return value
+
+    def jsonschema(self):
+        if self.choices:
+            return {"type": "string", "enum": list(self.choices)}
+        s = {"type": "string"}
+        if self.pattern:
+            s["pattern"] = self.pattern
+        return s
+
+
+class Bool(Type):
+    """true or false."""
+
+    def check(self, node, ctx, key):
+        value = _scalar(node) if isinstance(node, yaml.ScalarNode) else None
+        if not isinstance(value, bool):
+            ctx.error(node, key, f"expected true or false, got {_describe(node)}")
+            return None
+        return value
+
+    def jsonschema(self):
+        return {"type": "boolean"}
+
+
+class ListOf(Type):
+    """A non-empty list of one item type (a single item is accepted as a list when scalar_ok)."""
+
+    def __init__(self, item: Type, min_items=1, scalar_ok=False):
+        self.item, self.min_items, self.scalar_ok = item, min_items, scalar_ok
+
+    def check(self, node, ctx, key):
+        if not isinstance(node, yaml.SequenceNode):
+            if self.scalar_ok and not isinstance(node, yaml.MappingNode):
+                value = self.item.check(node, ctx, key)
+                return None if value is None else [value]
+            ctx.error(node, key, f"expected a list, got {_describe(node)}")
+            return None
+        if len(node.value) < self.min_items:
+            ctx.error(node, key, f"expected at least {self.min_items} item(s)")
+            return None
+        out = [self.item.check(child, ctx, f"{key}[{i}]") for i, child in enumerate(node.value)]
+        return None if any(v is None for v in out) else out
+
+    def jsonschema(self):
+        s = {"type": "array", "items": self.item.jsonschema(), "minItems": self.min_items}
+        if self.scalar_ok:
+            return {"oneOf": [self.item.jsonschema(), s]}
+        return s
+
+
+@dataclass
+class Field:
+    """One key of a record."""
+
+    type: Type
+    default: Any = REQUIRED
+    doc: str = ""
+
+
+@dataclass
+class Record(Type):
+    """A mapping with a fixed set of keys; unknown keys are errors."""
+
+    name: str
+    fields: dict[str, Field]
+    doc: str = ""
+    extra_check: Callable[[dict, yaml.Node, Context, str], None] | None = None
+    defs: dict = field(default_factory=dict)
+
+    def check(self, node, ctx, key):
+        if not isinstance(node, yaml.MappingNode):
+            ctx.error(node, key, f"expected a mapping ({self.name}), got {_describe(node)}")
+            return None
+        out, failed, seen = {}, False, set()
+        for knode, vnode in node.value:
+            k = knode.value if isinstance(knode, yaml.ScalarNode) else str(knode)
+            path = f"{key}.{k}" if key else k
+            if k in seen:
+                ctx.error(knode, path, "key given twice")
+                failed = True
+                continue
+            seen.add(k)
+            ctx.lines[path] = vnode.start_mark.line + 1
+            if k not in self.fields:
+                ctx.error(knode, path, f"unknown key; {self.name} accepts: {', '.join(self.fields)}")
+                failed = True
+                continue
+            value = self.fields[k].type.check(vnode, ctx, path)
+            failed |= value is None
+            out[k] = value
+        for k, f in self.fields.items():
+            if k not in seen:
+                if f.default is REQUIRED:
+                    ctx.error(node, f"{key}.{k}" if key else k, f"required key missing ({f.doc or self.name})")
+                    failed = True
+                else:
+                    out[k] = f.default
+        if not failed and self.extra_check:
+            before = len(ctx.issues)
+            self.extra_check(out, node, ctx, key)
+            failed = len(ctx.issues) > before
+        return None if failed else out
+
+    def jsonschema(self):
+        props = {}
+        for k, f in self.fields.items():
+            p = dict(f.type.jsonschema())
+            if f.doc:
+                p["description"] = f.doc
+            if f.default is not REQUIRED and f.default is not None:
+                p["default"] = f.default
+            props[k] = p
+        s = {"type": "object", "additionalProperties": False, "properties": props}
+        req = [k for k, f in self.fields.items() if f.default is REQUIRED]
+        if req:
+            s["required"] = req
+        if self.doc:
+            s["description"] = self.doc
+        return s
+
+
+class Tagged(Type):
+    """A mapping whose `kind` key selects one of several records."""
+
+    def __init__(self, variants: dict[str, Record], tag="kind"):
+        self.variants, self.tag = variants, tag
+
+    def check(self, node, ctx, key):
+        if not isinstance(node, yaml.MappingNode):
+            ctx.error(node, key, f"expected a mapping with '{self.tag}', got {_describe(node)}")
+            return None
+        for knode, vnode in node.value:
+            if getattr(knode, "value", None) == self.tag:
+                kind = getattr(vnode, "value", None)
+                if kind not in self.variants:
+                    ctx.error(vnode, f"{key}.{self.tag}",
+                              f"expected one of {', '.join(self.variants)}; got {kind!r}")
+                    return None
+                return self.variants[kind].check(node, ctx, key)
+        ctx.error(node, key, f"required key '{self.tag}' missing (one of {', '.join(self.variants)})")
+        return None
+
+    def jsonschema(self):
+        return {"oneOf": [v.jsonschema() for v in self.variants.values()]}
+
+
+class Mapping(Type):
+    """A free mapping of string keys to one value type (e.g. a parameter sweep)."""
+
+    def __init__(self, value: Type, keys: Callable[[str], str | None] | None = None):
+        self.value, self.keys = value, keys
+
+    def check(self, node, ctx, key):
+        if not isinstance(node, yaml.MappingNode):
+            ctx.error(node, key, f"expected a mapping, got {_describe(node)}")
+            return None
+        out, failed = {}, False
+        for knode, vnode in node.value:
+            k = str(knode.value)
+            path = f"{key}.{k}"
+            problem = self.keys(k) if self.keys else None
+            if problem:
+                ctx.error(knode, path, problem)
+                failed = True
+                continue
+            v = self.value.check(vnode, ctx, path)
+            failed |= v is None
+            out[k] = v
+        return None if failed else out
+
+    def jsonschema(self):
+        return {"type": "object", "additionalProperties": self.value.jsonschema()}
+
+
+class Any_(Type):
+    """Any YAML value (for adapter options passed through untouched)."""
+
+    def check(self, node, ctx, key):
+        value = yaml.safe_load(yaml.serialize(node))
+        return {} if value is None else value
+
+    def jsonschema(self):
+        return {}
+
+
+def _describe(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    value = _scalar(node)
+    if value is None:
+        return "nothing (empty value)"
+    return f"{type(value).__name__} {value!r}"

@@ -1,0 +1,183 @@
+"""The experiment file format, defined once: validation and JSON Schema come from here."""
+
+from __future__ import annotations
+
+import yaml
+
+from .fields import (REQUIRED, Any_, Bool, Context, Field, ListOf, Mapping, Number,
+                     Record, Str, Tagged, Type)
+
+CONTROLLER_KINDS = ("osken", "ryu", "faucet", "testcontroller", "pox", "remote", "none")
+ENGINES = ("native", "ditg", "iperf3", "ping")
+OPENFLOW = ("1.0", "1.3")
+
+
+def _positive(integer=True):
+    return Number(integer=integer, minimum=1) if integer else Number(exclusive_minimum=0)
+
+
+LINK = Record("link", {
+    "bw_mbps": Field(Number(exclusive_minimum=0), None, "bandwidth limit in Mbit/s (HTB)"),
+    "delay_ms": Field(Number(minimum=0), None, "one-way delay in ms (needs the kernel's netem)"),
+    "loss_pct": Field(Number(minimum=0, maximum=100), None, "random loss in % (needs netem)"),
+}, doc="Shaping of a link; omitted keys leave it unshaped.")
+
+
+def _topology(kind: str, doc: str, fields: dict[str, Field]) -> Record:
+    common = {
+        "kind": Field(Str(choices=(kind,)), REQUIRED, "topology builder"),
+        "label": Field(Str(), None, "name in tables (default: kind and sizes)"),
+        "link": Field(LINK, None, "shaping of every link (edge and core)"),
+        "edge_link": Field(LINK, None, "shaping of host-switch links (overrides link)"),
+        "core_link": Field(LINK, None, "shaping of switch-switch links (overrides link)"),
+    }
+    return Record(f"topology '{kind}'", {**common, **fields}, doc=doc)
+
+
+TOPOLOGY = Tagged({
+    "single": _topology("single", "N hosts on one switch.", {
+        "hosts": Field(_positive(), 2, "number of hosts")}),
+    "linear": _topology("linear", "K switches in a chain, hosts spread over them.", {
+        "switches": Field(_positive(), REQUIRED, "number of switches"),
+        "hosts_per_switch": Field(Number(integer=True, minimum=1), 1, "hosts on each switch"),
+        "hosts": Field(_positive(), None, "total hosts instead: spread evenly, extras on the end switches"),
+    }),
+    "tree": _topology("tree", "A complete tree of switches; hosts at the leaves.", {
+        "depth": Field(_positive(), REQUIRED, "levels of switches (1 = one switch)"),
+        "fanout": Field(_positive(), REQUIRED, "children per switch, and hosts per leaf switch"),
+    }),
+    "spine_leaf": _topology("spine_leaf", "Every leaf connects to every spine: many equal-cost paths.", {
+        "spines": Field(_positive(), 2, "number of spine switches"),
+        "leaves": Field(_positive(), 4, "number of leaf switches"),
+        "hosts_per_leaf": Field(_positive(), 2, "hosts on each leaf"),
+    }),
+    "grid": _topology("grid", "rows x columns switches, each linked to its neighbours.", {
+        "rows": Field(_positive(), REQUIRED, "grid rows"),
+        "columns": Field(_positive(), REQUIRED, "grid columns"),
+        "hosts_per_switch": Field(Number(integer=True, minimum=0), 1, "hosts on each switch"),
+        "hosts": Field(_positive(), None, "total hosts instead: one per switch in row order, wrapping"),
+    }),
+    "transit_stub": _topology("transit_stub", "Calvert/Zegura Internet model: transit domains with stub domains.", {
+        "transit_domains": Field(_positive(), 1, "number of transit domains"),
+        "transit_nodes": Field(_positive(), 3, "switches per transit domain (joined in a ring)"),
+        "stubs_per_transit": Field(_positive(), 2, "stub domains attached to each transit switch"),
+        "stub_nodes": Field(_positive(), 2, "switches per stub domain (a chain)"),
+        "hosts_per_stub_node": Field(_positive(), 3, "hosts on each stub switch"),
+    }),
+    "custom": _topology("custom", "A Mininet Topo class of the user's.", {
+        "class": Field(Str(pattern=r"^[\w.]+:\w+$"), REQUIRED, "module:Class of a mininet.topo.Topo subclass"),
+        "path": Field(Str(), None, "directory to add to the import path (relative to the experiment file)"),
+        "args": Field(Any_(), {}, "keyword arguments for the class"),
+    }),
+})
+
+CONTROLLER = Record("controller", {
+    "kind": Field(Str(choices=CONTROLLER_KINDS), REQUIRED, "which adapter runs it"),
+    "label": Field(Str(), None, "column name in tables (default: kind)"),
+    "openflow": Field(Str(choices=OPENFLOW), None, "OpenFlow version (default: the experiment's)"),
+    "app": Field(Str(), None, "adapter-specific application (see docs/controllers.md)"),
+    "cpus": Field(_positive(), None, "pin the controller to this many cores"),
+    "host": Field(Str(), "127.0.0.1", "address the controller listens on (remote: where it runs)"),
+    "port": Field(Number(integer=True, minimum=1, maximum=65535), 6653, "OpenFlow TCP port"),
+    "rest_port": Field(Number(integer=True, minimum=1, maximum=65535), None, "northbound REST port"),
+    "rest_url": Field(Str(), None, "remote: REST base URL, recorded with results"),
+    "options": Field(Any_(), {}, "adapter options passed through"),
+})
+
+NETWORK = Record("network", {
+    "datapath": Field(Str(choices=("auto", "kernel", "user")), "auto",
+                      "OVS datapath: kernel module when present, else userspace netdev"),
+    "fail_mode": Field(Str(choices=("secure", "standalone")), "secure",
+                       "what switches do without a controller"),
+    "link": Field(LINK, None, "default shaping of every link"),
+    "connect_timeout_s": Field(Number(exclusive_minimum=0), 60, "how long to wait for every switch to connect"),
+})
+
+FLOW = Record("flow", {
+    "src": Field(Str(), "first", "sending host: a name like h1, or first / last"),
+    "dst": Field(Str(), "last", "receiving host: a name like h8, or first / last"),
+    "proto": Field(Str(choices=("udp", "tcp", "icmp")), "udp", "protocol"),
+    "size_bytes": Field(Number(integer=True, minimum=1, maximum=65507), None, "payload bytes per packet"),
+    "rate_pps": Field(Number(exclusive_minimum=0), None, "constant send rate in packets/s"),
+    "rate_bps": Field(Number(exclusive_minimum=0), None, "send rate in bit/s (payload)"),
+    "duration_s": Field(Number(exclusive_minimum=0), None, "how long to send"),
+    "count": Field(_positive(), None, "exact number of packets to send"),
+    "volume_bytes": Field(_positive(), None, "TCP: bytes to transfer"),
+    "meter": Field(Str(choices=("owd", "rtt")), "owd", "one-way delay or round-trip meter"),
+    "port": Field(Number(integer=True, minimum=1, maximum=65535), None, "destination port"),
+    "options": Field(Any_(), {}, "engine-specific options"),
+}, extra_check=lambda v, node, ctx, key: _check_flow(v, node, ctx, key))
+
+
+def _check_flow(flow: dict, node, ctx: Context, key: str) -> None:
+    proto = flow["proto"]
+    if flow["rate_pps"] and flow["rate_bps"]:
+        ctx.error(node, key, "give rate_pps or rate_bps, not both")
+    if proto == "tcp":
+        if not (flow["duration_s"] or flow["volume_bytes"]):
+            ctx.error(node, key, "a TCP flow needs duration_s or volume_bytes")
+    elif not (flow["duration_s"] or flow["count"]):
+        ctx.error(node, key, f"a {proto.upper()} flow needs duration_s or count")
+    if flow["volume_bytes"] and proto != "tcp":
+        ctx.error(node, key, "volume_bytes applies to TCP flows only")
+
+
+class Sweep(Type):
+    """Flow fields to vary: each key a flow field, each value a list of values."""
+
+    def check(self, node, ctx, key):
+        inner = Mapping(ListOf(Any_()), keys=lambda k: None if k in SWEEPABLE else
+                        f"cannot sweep '{k}'; sweepable flow fields: {', '.join(SWEEPABLE)}")
+        if inner.check(node, ctx, key) is None:
+            return None
+        out = {}
+        for knode, vnode in node.value:
+            ftype = FLOW.fields[knode.value].type
+            values = [ftype.check(item, ctx, f"{key}.{knode.value}[{i}]") for i, item in enumerate(vnode.value)]
+            if any(v is None for v in values):
+                return None
+            out[knode.value] = values
+        return out
+
+    def jsonschema(self):
+        return {"type": "object", "propertyNames": {"enum": list(SWEEPABLE)},
+                "additionalProperties": {"type": "array", "minItems": 1}}
+
+
+SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
+
+WORKLOAD = Record("workload", {
+    "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "engine": Field(Str(choices=ENGINES), "ditg", "traffic engine"),
+    "flows": Field(ListOf(FLOW), REQUIRED, "flows run at the same time"),
+    "sweep": Field(Sweep(), {}, "flow fields to vary; every combination becomes a trial"),
+})
+
+EXPERIMENT = Record("experiment", {
+    "name": Field(Str(), REQUIRED, "experiment name"),
+    "description": Field(Str(), "", "free text"),
+    "repetitions": Field(_positive(), 3, "repetitions of every trial"),
+    "openflow": Field(Str(choices=OPENFLOW), "1.3", "default OpenFlow version"),
+    "controllers": Field(ListOf(CONTROLLER), REQUIRED, "controllers to compare (columns)"),
+    "topologies": Field(ListOf(TOPOLOGY), REQUIRED, "topologies to build"),
+    "workloads": Field(ListOf(WORKLOAD), REQUIRED, "traffic to run on each network"),
+    "network": Field(NETWORK, None, "emulation settings"),
+    "restart": Field(Str(choices=("per_group", "per_repetition")), "per_group",
+                     "rebuild network and controller once per controller x topology, or every repetition"),
+    "cooldown_s": Field(Number(minimum=0), 1, "pause between trials"),
+}, doc="An sdnbench experiment: controllers x topologies x workloads x sweep x repetitions.")
+
+
+def defaults_of(record: Record) -> dict:
+    """A record's default values (used when an optional record is omitted)."""
+    ctx = Context()
+    return record.check(yaml.compose("{}"), ctx, "") or {}
+
+
+def experiment_jsonschema() -> dict:
+    """The published JSON Schema of experiment files."""
+    schema = EXPERIMENT.jsonschema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://sdnbench.dev/schemas/experiment.schema.json"
+    schema["title"] = "sdnbench experiment"
+    return schema

@@ -1,0 +1,83 @@
+"""`sdnbench doctor`: what this machine can do, and the exact command for each gap."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+from .emulation import capabilities
+from .emulation.capabilities import Capability
+from .paths import build_hint, native_tool
+
+
+def _mininet() -> Capability:
+    if importlib.util.find_spec("mininet") is None:
+        return Capability("mininet", False, "python module not importable",
+                          "apt-get install mininet, and run sdnbench from the venv `make setup` creates")
+    return capabilities.tool("mn", "mininet", ["--version"])
+
+
+def _root() -> Capability:
+    ok = os.geteuid() == 0
+    return Capability("root", ok, "running as root" if ok else "not root: namespaces need it",
+                      None if ok else "run as root (sudo)")
+
+
+def _adapters(prefix: str, registry: dict) -> list[Capability]:
+    """Availability of every class in a registry (controllers or traffic engines)."""
+    out = []
+    for name, cls in registry.items():
+        a = cls.availability()
+        out.append(Capability(f"{prefix} {name}", a.ok, a.detail, a.fix))
+    return out
+
+
+def _controllers() -> list[Capability]:
+    from .controllers import ADAPTERS
+
+    return _adapters("controller", ADAPTERS)
+
+
+def _engines() -> list[Capability]:
+    from .workloads.traffic.registry import ENGINES
+
+    return _adapters("engine", ENGINES)
+
+
+def _native() -> list[Capability]:
+    out = []
+    for name in ("sdnbench-tgen", "sdnbench-ofload", "sdnbench-apiload"):
+        path = native_tool(name)
+        out.append(Capability(name, path is not None, str(path) if path else "not built", build_hint(name)))
+    return out
+
+
+def checks() -> list[tuple[str, list[Capability]]]:
+    """All checks, in sections."""
+    return [
+        ("system", [_root(), capabilities.ovs_running(), capabilities.kernel_datapath(),
+                    capabilities.qdisc_available("htb"), capabilities.qdisc_available("netem"), _mininet(),
+                    capabilities.tool("ethtool", "ethtool", ["--version"])]),
+        ("controllers", _controllers()),
+        ("traffic engines", _engines()),
+        ("native tools", _native()),
+    ]
+
+
+def report(say=print) -> int:
+    """Print the report; returns the number of gaps."""
+    gaps = 0
+    for section, caps in checks():
+        say(f"{section}:")
+        for c in caps:
+            mark = "ok " if c.ok else "-- "
+            say(f"  {mark} {c.name:<26} {c.detail}")
+            if not c.ok and c.fix:
+                say(f"      fix: {c.fix}")
+                gaps += 1
+    note = ("userspace (netdev) datapath with veth offloads off" if not capabilities.kernel_datapath().ok
+            else "kernel datapath")
+    say(f"\nnetworks will use the {note}.")
+    if not capabilities.qdisc_available("netem").ok:
+        say("link delay_ms / loss_pct cannot be emulated here (no netem); bw_mbps works (HTB).")
+    return gaps

@@ -1,0 +1,1 @@
+"""Emulation: turns a TopologyGraph into a running Mininet + Open vSwitch network."""

@@ -1,0 +1,1 @@
+"""The results store: one SQLite database per run directory."""

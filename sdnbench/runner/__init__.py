@@ -1,0 +1,1 @@
+"""Campaigns: plan the trial grid, run it, store each trial."""

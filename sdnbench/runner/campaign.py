@@ -1,0 +1,205 @@
+"""Run a campaign: for each group, start controller and network, run its trials, store each.
+
+Nothing measured is lost: every trial is committed to the store as soon as it
+ends; a failed trial is stored as failed with its error, and `--resume` runs
+only what is not stored as ok. Ctrl-C or SIGTERM stop the current trial,
+clean up the network and controller, and leave the store consistent.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .. import __version__
+from ..config.loader import Experiment
+from ..controllers import make_adapter
+from ..emulation import capabilities
+from ..emulation.network import EmulatedNetwork
+from ..errors import SdnbenchError
+from ..manifest import Manifest
+from ..procs import ProcessTracker
+from ..results.store import ResultStore, TrialRecord
+from ..workloads.traffic.registry import engine_for
+from . import registry
+from .environment import fingerprint
+from .monitor import CpuMonitor
+from .plan import Trial, estimate_seconds, expand
+
+
+@dataclass
+class Progress:
+    """Prints one line per trial with counts and the time left."""
+
+    total: int
+    out: Callable[[str], None] = field(default=lambda m: print(m, file=sys.stderr, flush=True))
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def trial(self, trial: Trial, status: str, seconds: float, summary: str = "") -> None:
+        """Report a finished trial."""
+        self.done += 1
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        point = " ".join(f"{k}={v}" for k, v in trial.sweep_point.items())
+        self.out(f"[{self.done}/{self.total}] {trial.controller.label} {trial.topology} "
+                 f"{trial.workload['name']} {point} rep {trial.repetition}: {status} "
+                 f"({seconds:.1f} s{', ' + summary if summary else ''}) ~{left:.0f} s left")
+
+    def note(self, message: str) -> None:
+        """A line about setup or teardown."""
+        self.out(f"  {message}")
+
+
+class _Interrupted(Exception):
+    """SIGTERM, turned into an exception so cleanup runs."""
+
+
+def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
+                 progress_out: Callable[[str], None] | None = None) -> ResultStore:
+    """Run (or resume) every trial of exp into rundir; returns the open store."""
+    rundir.mkdir(parents=True, exist_ok=True)
+    store = ResultStore.in_rundir(rundir)
+    store.save_campaign(exp.name, str(exp.path), exp.path.read_text(), __version__)
+    trials = expand(exp)
+    done = store.done_keys() if resume else set()
+    todo = [t for t in trials if t.key not in done]
+    progress = Progress(len(todo)) if progress_out is None else Progress(len(todo), progress_out)
+    progress.note(f"{len(trials)} trials, {len(trials) - len(todo)} already stored, "
+                  f"~{estimate_seconds(todo, exp.restart):.0f} s estimated; results in {rundir}")
+    manifest = Manifest(rundir)
+    registry.register(rundir)
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupted)
+    try:
+        for group in _groups(todo, exp.restart):
+            _run_group(exp, group, rundir, manifest, store, progress)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        if not manifest.outstanding():
+            registry.unregister(rundir)
+    return store
+
+
+def _raise_interrupted(signum, frame):
+    raise _Interrupted()
+
+
+def _groups(trials: list[Trial], restart: str) -> list[list[Trial]]:
+    """Consecutive trials that share one network and controller instance."""
+    def key(t: Trial):
+        return (t.group, t.repetition if restart == "per_repetition" else 0)
+
+    groups: list[list[Trial]] = []
+    for t in trials:
+        if groups and key(groups[-1][0]) == key(t):
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Manifest,
+               store: ResultStore, progress: Progress) -> None:
+    first = trials[0]
+    spec = first.controller
+    tracker = ProcessTracker(manifest)
+    adapter = make_adapter(spec, tracker)
+    fail_mode = "standalone" if adapter.standalone else exp.network["fail_mode"]
+    net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode)
+    env = fingerprint(net.datapath)
+    setup_t0 = time.monotonic()
+    try:
+        spec.options.setdefault("datapaths", {dpid: ports for dpid, ports in net.ports().items()})
+        env["controller"] = spec.kind
+        env["controller_version"] = adapter.version()
+        if not adapter.standalone:
+            adapter.start(rundir / "controllers" / f"{spec.label}-{first.topology}")
+        net.start()
+        if not adapter.standalone:
+            net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
+        env["controller_endpoints"] = adapter.endpoints()
+        _check_reachable(net, trials)
+        setup_s = time.monotonic() - setup_t0
+        progress.note(f"{spec.label} on {first.topology}: {first.graph.summary()}, "
+                      f"{net.datapath} datapath, ready in {setup_s:.1f} s")
+        for i, trial in enumerate(trials):
+            _run_trial(trial, net, adapter, rundir, store, progress, env, setup_s if i == 0 else 0.0)
+            if exp.cooldown_s and i + 1 < len(trials):
+                time.sleep(exp.cooldown_s)
+    except (KeyboardInterrupt, _Interrupted):
+        progress.note("interrupted: cleaning up the network and controller")
+        raise KeyboardInterrupt from None
+    except SdnbenchError as exc:
+        progress.note(f"{spec.label} on {first.topology} failed: {exc}")
+        stored = store.done_keys()
+        for trial in trials:
+            if trial.key not in stored:
+                store.save_trial(_record(trial, "failed", str(exc), env, {}))
+                progress.trial(trial, "failed", 0.0, str(exc).splitlines()[0][:80])
+    finally:
+        net.stop()
+        adapter.stop()
+        tracker.stop_all()
+
+
+def _check_reachable(net: EmulatedNetwork, trials: list[Trial]) -> None:
+    """Every flow's endpoints must reach each other before traffic is measured."""
+    pairs = sorted({(f.src, f.dst) for t in trials for f in t.flows})
+    failed = net.reachability(pairs + [(b, a) for a, b in pairs])
+    if failed:
+        raise SdnbenchError("hosts not reachable: " + ", ".join(f"{a}->{b}" for a, b in failed[:8]))
+
+
+def _record(trial: Trial, status: str, error: str | None, env: dict, timings: dict,
+            started: float | None = None) -> TrialRecord:
+    return TrialRecord(trial.key, trial.controller.label, trial.topology, trial.workload["name"],
+                       trial.params(), trial.repetition, trial.seq, status, error, started, time.time(),
+                       timings, env)
+
+
+def _run_trial(trial: Trial, net: EmulatedNetwork, adapter, rundir: Path, store: ResultStore,
+               progress: Progress, env: dict, setup_s: float) -> None:
+    engine = engine_for(trial.workload["engine"])()
+    workdir = rundir / "trials" / f"{trial.seq:05d}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    started, t0 = time.time(), time.monotonic()
+    env = {**env, "engine": engine.name, "engine_version": engine.version()}
+    try:
+        with CpuMonitor(adapter.pids()) as mon:
+            t_traffic = time.monotonic()
+            results = engine.run(trial.flows, net.hosts, workdir)
+            traffic_s = time.monotonic() - t_traffic
+    except SdnbenchError as exc:
+        store.save_trial(_record(trial, "failed", str(exc), env, {"setup_s": setup_s}, started))
+        progress.trial(trial, "failed", time.monotonic() - t0, str(exc).splitlines()[0][:100])
+        return
+    finally:
+        for host in net.hosts.values():
+            host.reap()
+    timings = {"setup_s": setup_s, "traffic_s": traffic_s, "trial_s": time.monotonic() - t0,
+               "expected_traffic_s": trial.traffic_seconds(), **mon.result()}
+    errors = [e for r in results for e in r.errors]
+    store.save_trial(_record(trial, "ok", "; ".join(errors) or None, env, timings, started), results)
+    progress.trial(trial, "ok", timings["trial_s"], _headline(results))
+
+
+def _headline(results) -> str:
+    """A short summary of the first flow for the progress line."""
+    if not results:
+        return ""
+    m = results[0].metrics
+    parts = []
+    for key, fmt in (("loss_pct", "loss {:.2f}%"), ("owd_mean_ms", "owd {:.3f} ms"),
+                     ("rtt_mean_ms", "rtt {:.3f} ms"), ("throughput_bps", "{:.3g} bit/s")):
+        if m.get(key) is not None:
+            parts.append(fmt.format(m[key]))
+    return ", ".join(parts)
+
+
+def datapath_note() -> str:
+    """Which OVS datapath runs will use here."""
+    return capabilities.datapath_for("auto")

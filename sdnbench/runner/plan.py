@@ -1,0 +1,134 @@
+"""Expand an experiment into its trial grid and estimate how long it takes.
+
+The grid is controllers x topologies x workloads x sweep points x repetitions.
+Trials that share a controller and topology form a group: the network and the
+controller are built once per group (or once per repetition with
+`restart: per_repetition`) while only the workload changes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from ..config.loader import Experiment
+from ..controllers.base import ControllerSpec
+from ..errors import ConfigError
+from ..topology import build_topology, topology_label
+from ..topology.graph import TopologyGraph
+from ..workloads.traffic.base import FlowSpec
+
+# Seconds a group spends starting a controller and a network, and a trial outside
+# its traffic (receiver start, result parsing, storage); refined from stored runs.
+GROUP_SETUP_S = 6.0
+TRIAL_OVERHEAD_S = 2.0
+ASSUMED_TCP_MBPS = 100.0
+
+
+@dataclass
+class Trial:
+    """One measurement: a workload at one sweep point on one network, one repetition."""
+
+    seq: int
+    controller: ControllerSpec
+    topology_spec: dict
+    topology: str
+    graph: TopologyGraph
+    workload: dict
+    sweep_point: dict
+    repetition: int
+    flows: list[FlowSpec] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """Stable identity in the store, so a resumed campaign skips what is done."""
+        point = json.dumps(self.sweep_point, sort_keys=True)
+        return f"{self.controller.label}|{self.topology}|{self.workload['name']}|{point}|{self.repetition}"
+
+    @property
+    def group(self) -> tuple[str, str]:
+        """(controller label, topology label): trials that share a network."""
+        return (self.controller.label, self.topology)
+
+    def params(self) -> dict:
+        """Parameters stored with the trial."""
+        return {"engine": self.workload["engine"], **self.sweep_point,
+                "openflow": self.controller.openflow, "controller_kind": self.controller.kind}
+
+    def traffic_seconds(self) -> float:
+        """Expected traffic time: the longest flow."""
+        return max((flow_seconds(f) for f in self.flows), default=0.0)
+
+
+def flow_seconds(f: FlowSpec) -> float:
+    """How long a flow should run."""
+    if f.duration_s:
+        return f.duration_s
+    if f.count and f.rate_pps:
+        return f.count / f.rate_pps
+    if f.count:
+        return f.count / 1000.0
+    if f.volume_bytes:
+        return f.volume_bytes * 8 / (ASSUMED_TCP_MBPS * 1e6)
+    return 0.0
+
+
+def sweep_points(sweep: dict) -> list[dict]:
+    """Every combination of the sweep's values (one empty point without a sweep)."""
+    if not sweep:
+        return [{}]
+    keys = list(sweep)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(sweep[k] for k in keys))]
+
+
+def resolve_host(name: str, graph: TopologyGraph, where: str) -> str:
+    """'first' / 'last' / a host name -> a host of this topology."""
+    if name == "first":
+        return graph.hosts[0].name
+    if name == "last":
+        return graph.hosts[-1].name
+    try:
+        return graph.host(name).name
+    except KeyError as exc:
+        raise ConfigError(f"{where}: {exc.args[0]}") from None
+
+
+def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str) -> list[FlowSpec]:
+    """The workload's flows with the sweep point applied and hosts resolved."""
+    flows = []
+    for i, f in enumerate(workload["flows"]):
+        merged = {**f, **point}
+        where = f"workload '{workload['name']}' flow {i} on topology '{topology}'"
+        src = resolve_host(merged["src"], graph, where)
+        dst = resolve_host(merged["dst"], graph, where)
+        if src == dst:
+            raise ConfigError(f"{where}: source and destination are both {src}")
+        fields = {k: merged[k] for k in ("proto", "size_bytes", "rate_pps", "rate_bps", "duration_s",
+                                         "count", "volume_bytes", "meter", "port")}
+        flows.append(FlowSpec(flow_id=f"f{i}:{src}->{dst}", src=src, dst=dst,
+                              options=dict(merged.get("options") or {}), **fields))
+    return flows
+
+
+def expand(exp: Experiment) -> list[Trial]:
+    """All trials in run order: group by group, repetition-major inside a group."""
+    base = exp.path.parent
+    graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
+              for spec in exp.topologies]
+    trials: list[Trial] = []
+    for ctrl in exp.controllers:
+        for spec, label, graph in graphs:
+            for rep in range(1, exp.repetitions + 1):
+                for wl in exp.workloads:
+                    for point in sweep_points(wl["sweep"]):
+                        t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
+                        t.flows = make_flows(wl, point, graph, label)
+                        trials.append(t)
+    return trials
+
+
+def estimate_seconds(trials: list[Trial], restart: str = "per_group") -> float:
+    """Estimated wall time of running the trials."""
+    groups = {(t.group, t.repetition if restart == "per_repetition" else 0) for t in trials}
+    return len(groups) * GROUP_SETUP_S + sum(t.traffic_seconds() + TRIAL_OVERHEAD_S for t in trials)

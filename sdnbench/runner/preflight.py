@@ -1,0 +1,59 @@
+"""Checks of an experiment against this machine, each naming the file line it concerns."""
+
+from __future__ import annotations
+
+import os
+
+from ..config.loader import Experiment
+from ..emulation import capabilities
+from ..topology import build_topology
+
+
+def _at(exp: Experiment, key: str, message: str) -> str:
+    line = exp.line_of(key)
+    return f"{exp.path}:{line}: {key}: {message}" if line else f"{exp.path}: {key}: {message}"
+
+
+def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
+    """Problems that would stop the experiment here (empty when it can run)."""
+    from ..controllers import ADAPTERS
+    from ..workloads.traffic.registry import ENGINES
+
+    problems = []
+    for i, spec in enumerate(exp.controllers):
+        cls = ADAPTERS[spec.kind]
+        avail = cls.availability()
+        if not avail.ok:
+            fix = f"; fix: {avail.fix}" if avail.fix else ""
+            problems.append(_at(exp, f"controllers[{i}].kind", f"{spec.kind} is not usable here: {avail.detail}{fix}"))
+        if spec.openflow not in cls.openflow_versions:
+            key = f"controllers[{i}].openflow" if exp.line_of(f"controllers[{i}].openflow") else "openflow"
+            problems.append(_at(exp, key, f"{spec.kind} speaks OpenFlow {', '.join(cls.openflow_versions)} only, "
+                                          f"not {spec.openflow}"))
+    for i, wl in enumerate(exp.workloads):
+        engine = ENGINES.get(wl["engine"])
+        if engine is None:
+            problems.append(_at(exp, f"workloads[{i}].engine", f"engine {wl['engine']} is not installed"))
+            continue
+        avail = engine.availability()
+        if not avail.ok:
+            problems.append(_at(exp, f"workloads[{i}].engine", f"{wl['engine']}: {avail.detail}; fix: {avail.fix}"))
+        for j, flow in enumerate(wl["flows"]):
+            protos = set(wl["sweep"].get("proto", [])) | {flow["proto"]}
+            unsupported = protos - set(engine.protocols)
+            if unsupported:
+                problems.append(_at(exp, f"workloads[{i}].flows[{j}].proto",
+                                    f"engine {wl['engine']} cannot send {', '.join(sorted(unsupported))} "
+                                    f"(it sends {', '.join(engine.protocols)})"))
+    netem = capabilities.qdisc_available("netem")
+    for i, spec in enumerate(exp.topologies):
+        graph = build_topology(spec, exp.network.get("link"), exp.path.parent)
+        if any(link.params.needs_netem() for link in graph.links) and not netem.ok:
+            problems.append(_at(exp, f"topologies[{i}]", f"links ask for delay_ms/loss_pct but {netem.detail}; "
+                                                         f"needs {netem.fix}"))
+    if exp.network.get("link") and (exp.network["link"].get("delay_ms") or exp.network["link"].get("loss_pct")) \
+            and not netem.ok:
+        problems.append(_at(exp, "network.link", f"delay_ms/loss_pct need netem: {netem.detail}"))
+    if for_run and os.geteuid() != 0:
+        problems.append(f"{exp.path}: running an experiment needs root (network namespaces)")
+    return problems
