@@ -73,6 +73,7 @@ class EmulatedNetwork:
         self.net = None
         self.hosts: dict[str, RecordedHost] = {}
         self.timings: dict[str, float] = {}
+        self._owns_resources = False   # set once our bridges/interfaces are in the manifest
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
@@ -100,6 +101,7 @@ class EmulatedNetwork:
             raise CapabilityError(f"OVS bridges {', '.join(sorted(leftovers))} already exist "
                                   "(left by a killed run?): run `sdnbench clean`")
         self._record_planned()
+        self._owns_resources = True
         proto = {"1.0": "OpenFlow10", "1.3": "OpenFlow13"}[self.openflow]
         switch_cls = partial(OVSSwitch, datapath=self.datapath, failMode=self.fail_mode,
                              protocols=proto, reconnectms=1000)
@@ -142,7 +144,9 @@ class EmulatedNetwork:
             if self.net is not None:
                 self.net.stop()
                 self.net = None
-            self._remove_leftovers()
+            if self._owns_resources:
+                self._remove_leftovers()
+                self._owns_resources = False
         finally:
             self.lock.release()
 
