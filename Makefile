@@ -39,6 +39,7 @@ build:
 
 schema: venv
 	$(PY) -m sdnbench schema > schemas/experiment.schema.json
+	$(PY) -m sdnbench schema --markdown > docs/experiment-format.md
 
 clean-runs:
 	rm -rf runs

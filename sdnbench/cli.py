@@ -145,6 +145,11 @@ def _cmd_clean(args) -> int:
 
 
 def _cmd_schema(args) -> int:
+    if args.markdown:
+        from .config.reference import markdown_reference
+
+        print(markdown_reference())
+        return 0
     from .config.schema import experiment_jsonschema
 
     print(json.dumps(experiment_jsonschema(), indent=2))
@@ -190,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_clean)
 
     c = sub.add_parser("schema", help="print the JSON Schema of experiment files")
+    c.add_argument("--markdown", action="store_true", help="the format reference as Markdown instead")
     c.set_defaults(func=_cmd_schema)
     return p
 

@@ -39,9 +39,9 @@ def _controllers() -> list[Capability]:
 
 
 def _engines() -> list[Capability]:
-    from .workloads.traffic.registry import ENGINES
+    from .workloads.traffic.registry import engine_class, engine_names
 
-    return _adapters("engine", ENGINES)
+    return _adapters("engine", {name: engine_class(name) for name in engine_names()})
 
 
 def _native() -> list[Capability]:

@@ -17,7 +17,7 @@ from ..results.store import ResultStore
 from .stats import Summary, summarize
 
 # Parameters that identify the controller side, not the row.
-_CONTROLLER_PARAMS = {"openflow", "controller_kind"}
+_CONTROLLER_PARAMS = {"openflow", "controller_kind", "fail_mode"}
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ def _build(value: dict, path: Path, ctx: Context) -> Experiment:
     for c in value["controllers"]:
         controllers.append(ControllerSpec(
             kind=c["kind"], label=c["label"] or c["kind"], openflow=c["openflow"] or value["openflow"],
-            app=c["app"], cpus=c["cpus"], host=c["host"], port=c["port"], rest_port=c["rest_port"],
+            app=c["app"], cpus=c["cpus"], fail_mode=c["fail_mode"], host=c["host"], port=c["port"], rest_port=c["rest_port"],
             rest_url=c["rest_url"], options=dict(c["options"] or {})))
     return Experiment(path=path, name=value["name"], description=value["description"],
                       repetitions=value["repetitions"], controllers=controllers,

@@ -77,6 +77,8 @@ CONTROLLER = Record("controller", {
     "openflow": Field(Str(choices=OPENFLOW), None, "OpenFlow version (default: the experiment's)"),
     "app": Field(Str(), None, "adapter-specific application (see docs/controllers.md)"),
     "cpus": Field(_positive(), None, "pin the controller to this many cores"),
+    "fail_mode": Field(Str(choices=("secure", "standalone")), None,
+                       "switch fail mode with this controller (default: network.fail_mode)"),
     "host": Field(Str(), "127.0.0.1", "address the controller listens on (remote: where it runs)"),
     "port": Field(Number(integer=True, minimum=1, maximum=65535), 6653, "OpenFlow TCP port"),
     "rest_port": Field(Number(integer=True, minimum=1, maximum=65535), None, "northbound REST port"),

@@ -24,6 +24,7 @@ class ControllerSpec:
     openflow: str = "1.3"          # "1.0" or "1.3"
     app: str | None = None         # adapter-specific application choice
     cpus: int | None = None        # pin the controller to this many cores
+    fail_mode: str | None = None   # switch fail mode with this controller (None: the network's)
     host: str = "127.0.0.1"        # remote: where it runs
     port: int = 6653               # OpenFlow TCP port
     rest_port: int | None = None   # northbound REST port, when the controller has one

@@ -24,7 +24,7 @@ from ..errors import SdnbenchError
 from ..manifest import Manifest
 from ..procs import ProcessTracker
 from ..results.store import ResultStore, TrialRecord
-from ..workloads.traffic.registry import engine_for
+from ..workloads.traffic.registry import make_engine
 from . import registry
 from .environment import fingerprint
 from .monitor import CpuMonitor
@@ -108,7 +108,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     spec = first.controller
     tracker = ProcessTracker(manifest)
     adapter = make_adapter(spec, tracker)
-    fail_mode = "standalone" if adapter.standalone else exp.network["fail_mode"]
+    fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
     net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode)
     env = fingerprint(net.datapath)
     setup_t0 = time.monotonic()
@@ -163,7 +163,7 @@ def _record(trial: Trial, status: str, error: str | None, env: dict, timings: di
 
 def _run_trial(trial: Trial, net: EmulatedNetwork, adapter, rundir: Path, store: ResultStore,
                progress: Progress, env: dict, setup_s: float) -> None:
-    engine = engine_for(trial.workload["engine"])()
+    engine = make_engine(trial.workload["engine"])
     workdir = rundir / "trials" / f"{trial.seq:05d}"
     workdir.mkdir(parents=True, exist_ok=True)
     started, t0 = time.time(), time.monotonic()

@@ -54,7 +54,8 @@ class Trial:
     def params(self) -> dict:
         """Parameters stored with the trial."""
         return {"engine": self.workload["engine"], **self.sweep_point,
-                "openflow": self.controller.openflow, "controller_kind": self.controller.kind}
+                "openflow": self.controller.openflow, "controller_kind": self.controller.kind,
+                "fail_mode": self.controller.fail_mode}
 
     def traffic_seconds(self) -> float:
         """Expected traffic time: the longest flow."""

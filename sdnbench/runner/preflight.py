@@ -17,7 +17,8 @@ def _at(exp: Experiment, key: str, message: str) -> str:
 def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
     """Problems that would stop the experiment here (empty when it can run)."""
     from ..controllers import ADAPTERS
-    from ..workloads.traffic.registry import ENGINES
+    from ..errors import ToolError
+    from ..workloads.traffic.registry import engine_class
 
     problems = []
     for i, spec in enumerate(exp.controllers):
@@ -31,9 +32,10 @@ def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
             problems.append(_at(exp, key, f"{spec.kind} speaks OpenFlow {', '.join(cls.openflow_versions)} only, "
                                           f"not {spec.openflow}"))
     for i, wl in enumerate(exp.workloads):
-        engine = ENGINES.get(wl["engine"])
-        if engine is None:
-            problems.append(_at(exp, f"workloads[{i}].engine", f"engine {wl['engine']} is not installed"))
+        try:
+            engine = engine_class(wl["engine"])
+        except ToolError as exc:
+            problems.append(_at(exp, f"workloads[{i}].engine", str(exc)))
             continue
         avail = engine.availability()
         if not avail.ok:

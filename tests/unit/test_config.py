@@ -104,6 +104,12 @@ def test_published_schema_matches_definitions():
         "schemas/experiment.schema.json is stale: run `make schema`"
 
 
+def test_format_reference_is_current():
+    from sdnbench.config.reference import markdown_reference
+    committed = Path(__file__).resolve().parents[2] / "docs" / "experiment-format.md"
+    assert committed.read_text() == markdown_reference() + "\n", "docs/experiment-format.md is stale: run `make schema`"
+
+
 def test_examples_validate_against_published_schema():
     jsonschema = pytest.importorskip("jsonschema")
     import yaml
