@@ -226,10 +226,15 @@ class DitgEngine(ToolEngine):
             # ITGRecv closes each flow's log when the flow ends; SIGINT ends it cleanly.
             for rproc, _ in receivers.values():
                 procs.stop(rproc)
-        return [self._result(flow, workdir, receivers[flow.dst][0]) for flow in flows]
+        return [self._result(flow, workdir, sender, receivers[flow.dst][0])
+                for flow, sender in zip(flows, senders)]
 
-    def _result(self, flow: FlowSpec, workdir: Path, receiver: ToolProcess) -> FlowResult:
+    def _result(self, flow: FlowSpec, workdir: Path, sender: ToolProcess, receiver: ToolProcess) -> FlowResult:
         """Decode one flow's logs and turn them into a FlowResult."""
+        # ITGSend exits 0 even when the receiver refused the flow; it says so on stdout.
+        errors = [line.strip() for line in read_text(sender.stdout_path).splitlines() if line.startswith("Error")]
+        if errors:
+            raise sender.fail(" / ".join(errors))
         stem = workdir / f"{flow.flow_id}.{TOOL}"
         files = {k: Path(f"{stem}.{k}") for k in ("recv.log", "send.log", "recv.txt", "send.txt",
                                                    "recv.series.txt", "send.series.txt")}
@@ -253,7 +258,6 @@ class DitgEngine(ToolEngine):
         for key in ("recv.txt", "send.txt", "recv.series.txt", "send.series.txt"):
             if files[key].exists():
                 result.raw[files[key].name] = read_text(files[key])
-        sender_out = workdir / f"{flow.flow_id}.{TOOL}.ITGSend.log"
-        result.raw[sender_out.name] = read_text(sender_out)
+        result.raw[sender.stdout_path.name] = read_text(sender.stdout_path)
         result.raw[receiver.stdout_path.name] = read_text(receiver.stdout_path)
         return result
