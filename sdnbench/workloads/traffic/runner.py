@@ -1,0 +1,328 @@
+"""Shared plumbing for tool-backed engines: start, wait for, collect and kill host processes.
+
+Engines start their receivers first, wait until each listens (checked with
+`ss` inside the host's namespace, never with a blind sleep), then start all
+senders at once and wait for them with one deadline. Every process is started
+as its own session leader (Mininet's `mnexec -d` and the test handle both call
+setsid), so killing one means signalling its process group: exactly the PIDs
+this call started, nothing matched by name.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import ToolError
+from .base import FlowSpec, HostHandle, TrafficEngine
+
+#: Seconds a receiver may take to start listening.
+LISTEN_TIMEOUT_S = 10.0
+#: Extra seconds a flow may run beyond its nominal length before it counts as hung.
+GRACE_S = 15.0
+#: Ports engines pick from when a flow names none (above the usual ephemeral range start).
+PORT_RANGE = (20000, 32000)
+
+
+@dataclass
+class ToolProcess:
+    """One process an engine started inside a host, with its output files."""
+
+    tool: str
+    flow_id: str
+    role: str
+    host: HostHandle
+    popen: subprocess.Popen
+    stdout_path: Path
+    stderr_path: Path
+
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.popen.poll() is None
+
+    def stderr_tail(self, lines: int = 8) -> str:
+        """The last lines of the process's stderr (or stdout when stderr is empty)."""
+        for path in (self.stderr_path, self.stdout_path):
+            if path.exists():
+                text = path.read_text(errors="replace").strip()
+                if text:
+                    return " | ".join(text.splitlines()[-lines:])
+        return "(no output)"
+
+    def fail(self, what: str) -> ToolError:
+        """A ToolError naming tool, flow, what went wrong and the stderr tail."""
+        return ToolError(f"{self.tool} ({self.role}) for flow {self.flow_id!r} on {self.host.name}: "
+                         f"{what}; stderr: {self.stderr_tail()}")
+
+
+@dataclass
+class ProcessSet:
+    """The processes of one engine call; leaving the `with` block kills those still running."""
+
+    workdir: Path
+    manifest: object | None = None   # sdnbench.manifest.Manifest recording PIDs, when given
+    procs: list[ToolProcess] = field(default_factory=list)
+
+    def __enter__(self) -> "ProcessSet":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.kill_all()
+
+    def start(self, host: HostHandle, argv: list[str], tool: str, flow_id: str, role: str,
+              stem: str, stdout_ext: str = "log", env: dict | None = None) -> ToolProcess:
+        """Start argv inside host; stdout goes to <stem>.<stdout_ext>, stderr to <stem>.err.log."""
+        out_path = self.workdir / f"{stem}.{stdout_ext}"
+        err_path = self.workdir / f"{stem}.err.log"
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            try:
+                popen = host.popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                   cwd=str(self.workdir), env=env)
+            except OSError as exc:
+                raise ToolError(f"{tool} ({role}) for flow {flow_id!r} on {host.name}: "
+                                f"cannot start {argv[0]}: {exc}") from exc
+        proc = ToolProcess(tool, flow_id, role, host, popen, out_path, err_path)
+        self.procs.append(proc)
+        if self.manifest is not None:
+            self.manifest.process(popen.pid, argv, f"{tool}-{role}")
+        return proc
+
+    def wait_listening(self, proc: ToolProcess, port: int, proto: str = "tcp",
+                       timeout_s: float = LISTEN_TIMEOUT_S) -> None:
+        """Return once proc's host listens on port; ToolError if proc dies or time runs out."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if not proc.alive():
+                raise proc.fail(f"exited with code {proc.popen.returncode} before listening on {proto} port {port}")
+            if port in listening_ports(proc.host, proto):
+                return
+            if time.monotonic() >= deadline:
+                raise proc.fail(f"not listening on {proto} port {port} after {timeout_s:.0f} s")
+            time.sleep(0.02)
+
+    def wait_all(self, procs: list[ToolProcess], timeout_s: float, ok_codes=(0,)) -> None:
+        """Wait for procs to exit within timeout_s; ToolError on timeout or a bad exit code."""
+        deadline = time.monotonic() + timeout_s
+        for proc in procs:
+            remaining = max(0.0, deadline - time.monotonic())
+            try:
+                proc.popen.wait(remaining)
+            except subprocess.TimeoutExpired:
+                raise proc.fail(f"still running after {timeout_s:.1f} s (killed)") from None
+            if proc.popen.returncode not in ok_codes:
+                raise proc.fail(f"exited with code {proc.popen.returncode}")
+
+    def stop(self, proc: ToolProcess, sig: int = signal.SIGINT, grace_s: float = 3.0) -> None:
+        """Ask proc to end with sig (tools flush their logs on SIGINT), SIGKILL after grace_s."""
+        if proc.alive():
+            _signal(proc.popen.pid, sig)
+            try:
+                proc.popen.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                _signal(proc.popen.pid, signal.SIGKILL)
+                proc.popen.wait(5)
+
+    def kill_all(self) -> None:
+        """SIGKILL every process of this set that still runs (newest first), then reap them."""
+        for proc in reversed(self.procs):
+            if proc.alive():
+                _signal(proc.popen.pid, signal.SIGKILL)
+                try:
+                    proc.popen.wait(5)
+                except subprocess.TimeoutExpired:
+                    continue
+            if self.manifest is not None:
+                self.manifest.released("process", str(proc.popen.pid))
+        self.procs.clear()
+
+
+def _signal(pid: int, sig: int) -> None:
+    """Signal pid's process group when pid leads one (setsid), else pid alone."""
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, sig)
+        else:
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_in_host(host: HostHandle, argv: list[str], timeout_s: float = 10.0) -> str:
+    """Run a short command inside host and return its stdout ('' on failure)."""
+    proc = host.popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _signal(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return ""
+    return out.decode(errors="replace")
+
+
+def _ports_in_ss(text: str) -> set[int]:
+    """Local ports in `ss -H` output (4th or 5th column is Local Address:Port)."""
+    ports = set()
+    for line in text.splitlines():
+        cols = line.split()
+        for col in cols[3:5]:
+            head, sep, tail = col.rpartition(":")
+            if sep and tail.isdigit():
+                ports.add(int(tail))
+                break
+    return ports
+
+
+def listening_ports(host: HostHandle, proto: str = "tcp") -> set[int]:
+    """Ports listening (TCP) or bound (UDP) inside host."""
+    flag = "-Hlnt" if proto == "tcp" else "-Hlnu"
+    return _ports_in_ss(run_in_host(host, ["ss", flag]))
+
+
+class PortPicker:
+    """Hands out ports that no socket of a host uses and this call has not given out yet."""
+
+    def __init__(self, rng: random.Random | None = None):
+        self.rng = rng or random.Random()
+        self.used: dict[str, set[int]] = {}
+
+    def pick(self, host: HostHandle) -> int:
+        """A port free for both TCP and UDP inside host."""
+        taken = self.used.get(host.name)
+        if taken is None:
+            taken = self.used[host.name] = _ports_in_ss(run_in_host(host, ["ss", "-Hantu"]))
+        for _ in range(1000):
+            port = self.rng.randint(*PORT_RANGE)
+            if port not in taken:
+                taken.add(port)
+                return port
+        raise ToolError(f"no free port left on {host.name} in {PORT_RANGE}")
+
+    def claim(self, host: HostHandle, port: int) -> int:
+        """Record a port the flow asked for, so pick() does not hand it out again."""
+        self.used.setdefault(host.name, set()).add(port)
+        return port
+
+
+def nominal_duration_s(flow: FlowSpec) -> float:
+    """How long a flow should run: its duration, or count / rate; 10 s when neither is known."""
+    if flow.duration_s:
+        return float(flow.duration_s)
+    rate = packet_rate(flow)
+    if flow.count and rate:
+        return flow.count / rate
+    return 10.0
+
+
+def packet_rate(flow: FlowSpec) -> float | None:
+    """The flow's packet rate: rate_pps, or rate_bps / (8 * size_bytes)."""
+    if flow.rate_pps:
+        return float(flow.rate_pps)
+    if flow.rate_bps and flow.size_bytes:
+        return flow.rate_bps / (8.0 * flow.size_bytes)
+    return None
+
+
+def deadline_s(flow: FlowSpec) -> float:
+    """Seconds to wait for a flow's sender: options['timeout_s'], else nominal * 1.5 + grace."""
+    if "timeout_s" in flow.options:
+        return float(flow.options["timeout_s"])
+    return nominal_duration_s(flow) * 1.5 + GRACE_S
+
+
+def require_host(hosts: dict[str, HostHandle], name: str, tool: str, flow_id: str) -> HostHandle:
+    """hosts[name], or a ToolError naming the flow."""
+    try:
+        return hosts[name]
+    except KeyError:
+        raise ToolError(f"{tool}: flow {flow_id!r} names host {name!r}, "
+                        f"not one of {sorted(hosts)}") from None
+
+
+def spread_stats(values: list[float], prefix: str) -> dict[str, float | None]:
+    """<prefix>_mean/min/max/sd_ms of values in ms (population sd, as ping's mdev); None when empty."""
+    if not values:
+        return {f"{prefix}_{k}_ms": None for k in ("mean", "min", "max", "sd")}
+    return {f"{prefix}_mean_ms": statistics.fmean(values), f"{prefix}_min_ms": min(values),
+            f"{prefix}_max_ms": max(values), f"{prefix}_sd_ms": statistics.pstdev(values)}
+
+
+def mean_abs_diff(values: list[float]) -> float | None:
+    """Mean absolute difference of consecutive values (IPDV-style jitter); None below two values."""
+    if len(values) < 2:
+        return None
+    return statistics.fmean(abs(b - a) for a, b in zip(values, values[1:]))
+
+
+def loss_metrics(tx: int | None, rx: int) -> dict[str, float | None]:
+    """tx/rx/loss packets and loss percentage; loss is None when tx is unknown."""
+    if tx is None:
+        return {"tx_pkts": None, "rx_pkts": rx, "loss_pkts": None, "loss_pct": None}
+    loss = max(0, tx - rx)
+    return {"tx_pkts": tx, "rx_pkts": rx, "loss_pkts": loss,
+            "loss_pct": 100.0 * loss / tx if tx else None}
+
+
+def tool_version(argv: list[str], pick: str) -> str:
+    """The first output line of argv that contains pick, e.g. 'ITGRecv version 2.8.1'."""
+    if not shutil.which(argv[0]):
+        return "not installed"
+    try:
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({exc})"
+    for line in (proc.stdout + proc.stderr).decode(errors="replace").splitlines():
+        if pick in line:
+            return line.strip()
+    return "unknown"
+
+
+def availability_of(tools: list[str], package: str, purpose: str):
+    """An Availability saying whether every tool is on PATH, with the apt command that installs them."""
+    from ...controllers.base import Availability
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        return Availability(False, f"{', '.join(missing)} not found ({purpose})",
+                            f"apt-get install -y {package}")
+    return Availability(True, f"{', '.join(tools)} found ({purpose})")
+
+
+def read_text(path: Path) -> str:
+    """A file's text, '' when absent."""
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+def finite(value: float | None) -> float | None:
+    """value, or None for NaN/inf (JSON and SQLite keep None, not NaN)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return value
+
+
+class ToolEngine(TrafficEngine):
+    """What the tool-backed engines share: an optional run manifest and the protocol check."""
+
+    def __init__(self, manifest=None):
+        self.manifest = manifest   # sdnbench.manifest.Manifest: every PID started is recorded there
+
+    def check(self, flows: list[FlowSpec], workdir: Path) -> Path:
+        """ToolError for a flow this engine cannot carry; returns workdir as an absolute path."""
+        for flow in flows:
+            if flow.proto.lower() not in self.protocols:
+                raise ToolError(f"{self.name}: flow {flow.flow_id!r}: protocol {flow.proto!r} "
+                                f"not one of {self.protocols}")
+        if len({f.flow_id for f in flows}) != len(flows):
+            raise ToolError(f"{self.name}: flow ids must be unique (they name the output files)")
+        return Path(workdir).resolve()
+
+    def processes(self, workdir: Path) -> ProcessSet:
+        """A ProcessSet for one run() call, recording PIDs in the manifest."""
+        return ProcessSet(workdir, self.manifest)
