@@ -12,7 +12,8 @@ import pytest
 from sdnbench.errors import ToolError
 from sdnbench.workloads.traffic import ditg, iperf3, ping, registry
 from sdnbench.workloads.traffic.base import METRICS, FlowSpec
-from sdnbench.workloads.traffic.runner import _ports_in_ss, loss_metrics, mean_abs_diff, spread_stats
+from sdnbench.workloads.traffic.runner import (_ports_in_ss, deadline_s, loss_metrics, mean_abs_diff,
+                                               raw_text, spread_stats)
 
 DATA = Path(__file__).parent / "data"
 
@@ -325,3 +326,19 @@ def test_version_strings():
             assert word in engine.version()
         else:
             assert engine.version() == "not installed"
+
+
+def test_raw_text_keeps_large_outputs_on_disk(tmp_path):
+    small, big = tmp_path / "small.txt", tmp_path / "big.txt"
+    small.write_text("abc")
+    big.write_text("x" * 5000)
+    assert raw_text(small) == "abc"
+    kept = raw_text(big, limit=1000)
+    assert kept.startswith("x" * 1000) and str(big) in kept and "5000" in kept
+    assert raw_text(tmp_path / "absent") == ""
+
+
+def test_deadlines_follow_the_flow():
+    assert deadline_s(FlowSpec("f", "a", "b", "udp", count=1000, rate_pps=100)) == pytest.approx(10 * 1.5 + 15)
+    assert deadline_s(FlowSpec("f", "a", "b", "tcp", duration_s=4)) == pytest.approx(4 * 1.5 + 15)
+    assert deadline_s(FlowSpec("f", "a", "b", "tcp", duration_s=4, options={"timeout_s": 2})) == 2

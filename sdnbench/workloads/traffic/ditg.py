@@ -16,7 +16,7 @@ from pathlib import Path
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
 from .runner import (ToolEngine, PortPicker, ToolProcess, availability_of, deadline_s, finite,
-                     loss_metrics, mean_abs_diff, packet_rate, read_text, require_host,
+                     loss_metrics, mean_abs_diff, packet_rate, raw_text, read_text, require_host,
                      spread_stats, tool_version)
 
 TOOL = "ditg"
@@ -207,7 +207,8 @@ class DitgEngine(ToolEngine):
                 dst = require_host(hosts, flow.dst, TOOL, flow.flow_id)
                 if flow.dst not in receivers:
                     sig = ports.pick(dst)
-                    rproc = procs.start(dst, ["ITGRecv", "-Sp", str(sig)], TOOL, flow.flow_id,
+                    served = ", ".join(f.flow_id for f in flows if f.dst == flow.dst)
+                    rproc = procs.start(dst, ["ITGRecv", "-Sp", str(sig)], TOOL, served,
                                         "receiver", f"ITGRecv-{flow.dst}.{TOOL}")
                     receivers[flow.dst] = (rproc, sig)
             for rproc, sig in receivers.values():
@@ -257,7 +258,7 @@ class DitgEngine(ToolEngine):
                     row["rtt_mean_ms"] = by_t[row["t_s"]]
         for key in ("recv.txt", "send.txt", "recv.series.txt", "send.series.txt"):
             if files[key].exists():
-                result.raw[files[key].name] = read_text(files[key])
-        result.raw[sender.stdout_path.name] = read_text(sender.stdout_path)
-        result.raw[receiver.stdout_path.name] = read_text(receiver.stdout_path)
+                result.raw[files[key].name] = raw_text(files[key])
+        result.raw[sender.stdout_path.name] = raw_text(sender.stdout_path)
+        result.raw[receiver.stdout_path.name] = raw_text(receiver.stdout_path)
         return result

@@ -19,7 +19,7 @@ from pathlib import Path
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
 from .runner import (ToolEngine, PortPicker, availability_of, deadline_s, finite, loss_metrics,
-                     read_text, require_host, tool_version)
+                     raw_text, read_text, require_host, tool_version)
 
 TOOL = "iperf3"
 
@@ -189,9 +189,9 @@ class Iperf3Engine(ToolEngine):
     def _result(self, flow: FlowSpec, server, reverse: bool, workdir: Path) -> FlowResult:
         """Parse one flow's two reports into a FlowResult."""
         client_path = workdir / f"{flow.flow_id}.{TOOL}.client.json"
-        texts = {client_path.name: read_text(client_path), server.stdout_path.name: read_text(server.stdout_path)}
-        client = load_report(texts[client_path.name], flow.flow_id, "client")
-        srv = load_report(texts[server.stdout_path.name], flow.flow_id, "server")
+        client = load_report(read_text(client_path), flow.flow_id, "client")
+        srv = load_report(read_text(server.stdout_path), flow.flow_id, "server")
+        texts = {p.name: raw_text(p) for p in (client_path, server.stdout_path)}
         sender, receiver = (srv, client) if reverse else (client, srv)
         udp = flow.proto.lower() == "udp"
         if udp:

@@ -295,9 +295,25 @@ def availability_of(tools: list[str], package: str, purpose: str):
     return Availability(True, f"{', '.join(tools)} found ({purpose})")
 
 
+#: Largest tool output kept whole in FlowResult.raw; longer ones keep their head and name the file.
+RAW_LIMIT_BYTES = 1 << 20
+
+
 def read_text(path: Path) -> str:
     """A file's text, '' when absent."""
     return path.read_text(errors="replace") if path.exists() else ""
+
+
+def raw_text(path: Path, limit: int = RAW_LIMIT_BYTES) -> str:
+    """A file's text for FlowResult.raw: whole up to limit bytes, else its head and where the rest is."""
+    if not path.exists():
+        return ""
+    size = path.stat().st_size
+    if size <= limit:
+        return read_text(path)
+    with open(path, "rb") as f:
+        head = f.read(limit).decode(errors="replace")
+    return head + f"\n[truncated at {limit} of {size} bytes; the whole output is {path}]\n"
 
 
 def finite(value: float | None) -> float | None:

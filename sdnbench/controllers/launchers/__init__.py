@@ -1,0 +1,210 @@
+"""Launching controller processes: the shared start/wait/stop of every local adapter.
+
+The `*_launcher.py` scripts beside this file run inside a controller's own
+virtualenv (they import os-ken or Ryu, never sdnbench); this module runs in
+sdnbench's process and starts them.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from abc import abstractmethod
+from pathlib import Path
+
+from ...errors import ControllerError
+from ...paths import venv_python
+from ...procs import ManagedProcess, ProcessTracker, cpu_set
+from ..base import Availability, ControllerAdapter, ControllerSpec
+
+LAUNCHERS_DIR = Path(__file__).resolve().parent
+INSTALL_SCRIPT = "scripts/install-controllers.sh"
+_LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp
+
+
+def launcher(name: str) -> Path:
+    """Path of a launcher script shipped with sdnbench (e.g. 'osken_launcher.py')."""
+    return LAUNCHERS_DIR / name
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now (bind port 0)."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def accepts(host: str, port: int, timeout_s: float = 0.5) -> bool:
+    """True when a TCP connect to host:port succeeds."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def _listen_ports(path: str) -> set[int] | None:
+    try:
+        lines = Path(path).read_text().splitlines()[1:]
+    except OSError:
+        return None
+    ports = set()
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 3 and fields[3] == _LISTEN:
+            ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def port_listening(host: str, port: int) -> bool:
+    """True when something in this network namespace listens on TCP port.
+
+    Reads /proc/net/tcp{,6} rather than connecting, so that waiting for a
+    controller does not show it a switch that connects and vanishes.
+    """
+    found = [_listen_ports(p) for p in ("/proc/net/tcp", "/proc/net/tcp6")]
+    if all(f is None for f in found):
+        return accepts(host, port)
+    return any(f and port in f for f in found)
+
+
+def venv_availability(venv: str, check: list[str], what: str) -> Availability:
+    """Availability of a controller living in .venvs/<venv>: run check with its python."""
+    py = venv_python(venv)
+    fix = f"{INSTALL_SCRIPT} {venv}   (or: make controllers)"
+    if not py.exists():
+        return Availability(False, f"{what} is not installed: no virtualenv {py.parent.parent}", fix)
+    try:
+        out = subprocess.run([str(py), *check], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Availability(False, f"{what}: {py} does not run: {exc}", fix)
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return Availability(False, f"{what} in {py.parent.parent} does not import: {last}", fix)
+    return Availability(True, f"{what} {out.stdout.strip()} in {py.parent.parent}")
+
+
+class ProcessAdapter(ControllerAdapter):
+    """A controller that is one local process: start it, wait for its port, stop it by PID."""
+
+    #: Values spec.app may take (None: any); default_app stands in for spec.app = None.
+    apps: tuple[str, ...] | None = None
+    default_app: str | None = None
+
+    def __init__(self, spec: ControllerSpec, tracker: ProcessTracker | None = None):
+        super().__init__(spec, tracker)
+        self.proc: ManagedProcess | None = None
+        self.log_path: Path | None = None
+        self._version: str | None = None
+
+    @abstractmethod
+    def command(self, rundir: Path) -> list[str]:
+        """The argv that starts the controller."""
+
+    def environment(self, rundir: Path) -> dict[str, str] | None:
+        """Environment of the controller process (None = inherit sdnbench's)."""
+        return None
+
+    def workdir(self) -> Path | None:
+        """Working directory of the controller process (None = inherit)."""
+        return None
+
+    def prepare(self, rundir: Path) -> None:
+        """Write configuration files the controller reads (hook for subclasses)."""
+
+    def usable(self) -> Availability:
+        """Availability for this spec (adapters whose spec names an install override it)."""
+        return self.availability()
+
+    def check_spec(self) -> None:
+        """Refuse a spec this adapter cannot honour."""
+        if self.spec.openflow not in self.openflow_versions:
+            raise ControllerError(f"{self.spec.label}: {self.kind} speaks OpenFlow "
+                                  f"{', '.join(self.openflow_versions)}, not {self.spec.openflow}")
+        if self.apps is not None and self.app() not in self.apps:
+            raise ControllerError(f"{self.spec.label}: {self.kind} app must be one of "
+                                  f"{', '.join(self.apps)}, not {self.spec.app!r}")
+
+    def app(self) -> str | None:
+        """The application to run: spec.app or the adapter's default."""
+        return self.spec.app or self.default_app
+
+    def start(self, rundir: Path, timeout_s: float = 30.0) -> None:
+        """Start the process and return once its OpenFlow port listens."""
+        if self.proc is not None and self.proc.alive():
+            raise ControllerError(f"{self.spec.label}: already running (PID {self.proc.pid})")
+        self.check_spec()
+        avail = self.usable()
+        if not avail.ok:
+            raise ControllerError(f"{self.spec.label}: {avail.detail}; fix: {avail.fix}")
+        if port_listening(self.spec.host, self.spec.port):
+            raise ControllerError(f"{self.spec.label}: TCP port {self.spec.port} is already in use "
+                                  "by another process; choose another port")
+        try:
+            cpus = cpu_set(self.spec.cpus)
+        except ValueError as exc:
+            raise ControllerError(f"{self.spec.label}: {exc}") from None
+        rundir = Path(rundir)
+        rundir.mkdir(parents=True, exist_ok=True)
+        self.prepare(rundir)
+        argv = self.command(rundir)
+        self.log_path = rundir / f"{self.spec.label}.log"
+        tracker = self.tracker or ProcessTracker()
+        self.proc = tracker.spawn(argv, role=f"controller:{self.spec.label}", log_path=self.log_path,
+                                  env=self.environment(rundir), cwd=self.workdir(), cpus=cpus)
+        self._wait_listening(timeout_s)
+
+    def _wait_listening(self, timeout_s: float) -> None:
+        proc = self.proc
+        deadline = time.monotonic() + timeout_s
+        while not port_listening(self.spec.host, self.spec.port):
+            if not proc.alive():
+                code = proc.popen.returncode
+                self.stop()
+                raise ControllerError(f"{self.spec.label}: exited with code {code} before listening on "
+                                      f"{self.spec.host}:{self.spec.port}; log {self.log_path}:\n"
+                                      f"{proc.log_tail()}")
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise ControllerError(f"{self.spec.label}: not listening on {self.spec.host}:{self.spec.port} "
+                                      f"after {timeout_s:g} s; log {self.log_path}:\n{proc.log_tail()}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop the process group by PID; safe to call twice."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        proc.stop()
+        if self.tracker is not None and proc in self.tracker.processes:
+            # Stopped and reaped: keep the tracker from signalling a PID that may be reused.
+            self.tracker.processes.remove(proc)
+
+    def listening(self) -> bool:
+        """True while the OpenFlow port listens."""
+        return port_listening(self.spec.host, self.spec.port)
+
+    def pids(self) -> list[int]:
+        """The controller's PID while it runs."""
+        return [self.proc.pid] if self.proc is not None and self.proc.alive() else []
+
+    def version(self) -> str:
+        """The controller's version, asked once and remembered."""
+        if self._version is None:
+            self._version = self.query_version()
+        return self._version
+
+    @abstractmethod
+    def query_version(self) -> str:
+        """Ask the installed controller for its version."""
+
+
+def run_version(argv: list[str], default: str = "unknown") -> str:
+    """First line a version command prints, or default when it fails."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return default
+    lines = out.stdout.strip().splitlines()
+    return lines[0].strip() if out.returncode == 0 and lines else default

@@ -1,0 +1,49 @@
+"""A controller already running elsewhere (ONOS, OpenDaylight, Floodlight, ...).
+
+Nothing is started or stopped: start() waits until spec.host:spec.port
+accepts TCP connections, and spec.rest_url is recorded as its REST endpoint.
+spec.options["version"] names the version recorded with results ("remote"
+when unset).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ..errors import ControllerError
+from .base import Availability, ControllerAdapter
+from .launchers import accepts
+
+
+class RemoteAdapter(ControllerAdapter):
+    """A controller at host:port that sdnbench does not manage."""
+
+    kind = "remote"
+    openflow_versions = ("1.0", "1.3")
+
+    @classmethod
+    def availability(cls) -> Availability:
+        """Always usable: reachability is checked at start()."""
+        return Availability(True, "reached over TCP at the configured host:port; nothing to install")
+
+    def version(self) -> str:
+        """What the experiment says the remote controller is."""
+        return str(self.spec.options.get("version", "remote"))
+
+    def start(self, rundir: Path, timeout_s: float = 30.0) -> None:
+        """Wait until the remote OpenFlow port accepts connections."""
+        deadline = time.monotonic() + timeout_s
+        while not accepts(self.spec.host, self.spec.port):
+            if time.monotonic() >= deadline:
+                raise ControllerError(f"{self.spec.label}: nothing accepts connections at "
+                                      f"{self.spec.host}:{self.spec.port} after {timeout_s:g} s; "
+                                      "start the remote controller first")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Nothing to stop: sdnbench did not start it."""
+
+    def listening(self) -> bool:
+        """True while host:port accepts a TCP connection."""
+        return accepts(self.spec.host, self.spec.port)
