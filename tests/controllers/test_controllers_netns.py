@@ -19,6 +19,7 @@ CASES = [
     ("osken", "1.0", None, True),
     ("osken", "1.3", None, True),
     ("osken", "1.3", "l2_packet_out", False),
+    ("osken", "1.0", "l2_flow_every_packet_in", True),
     ("ryu", "1.0", None, True),
     ("ryu", "1.3", None, True),
     ("faucet", "1.3", None, True),

@@ -55,7 +55,7 @@ def test_unsupported_openflow_is_a_config_error(kind, openflow):
 
 def test_unknown_app_is_refused_before_anything_starts(tmp_path):
     adapter = make_adapter(spec("osken", app="simple_switch"))
-    with pytest.raises(ControllerError, match="l2_learning, l2_packet_out"):
+    with pytest.raises(ControllerError, match="l2_learning, l2_flow_every_packet_in, l2_packet_out"):
         adapter.start(tmp_path)
     assert adapter.pids() == [] and not list(tmp_path.iterdir())
 
@@ -126,7 +126,7 @@ def test_osken_argv(tmp_path):
                              options={"idle_timeout": 5})).command(tmp_path)
     assert argv[0] == str(venv_python("osken")) and argv[1].endswith("launchers/osken_launcher.py")
     assert argv[2:] == ["--host", "127.0.0.1", "--port", "7001", "--openflow", "1.0",
-                        "--mode", "packet-out", "--idle-timeout", "5"]
+                        "--flows", "never", "--idle-timeout", "5"]
 
 
 @pytest.mark.parametrize("openflow,app", [("1.0", "ryu.app.simple_switch"), ("1.3", "ryu.app.simple_switch_13")])
@@ -209,13 +209,16 @@ def test_l2_learning_decisions():
     l2 = load_l2_table()
     table = l2.MacTable()
     a, b, bcast = "02:00:00:00:00:0a", "02:00:00:00:00:0b", "ff:ff:ff:ff:ff:ff"
-    assert l2.decide(table, 1, 1, a, bcast, True) == l2.Decision(out_port=None)       # ARP request floods
-    assert l2.decide(table, 1, 2, b, a, True) == l2.Decision(out_port=1, install=True)  # reply: a learnt
-    assert l2.decide(table, 1, 1, a, b, False) == l2.Decision(out_port=2)             # packet-out mode
-    assert l2.decide(table, 2, 1, a, b, True) == l2.Decision(out_port=None)           # per datapath
-    assert l2.decide(table, 1, 2, a, b, True) == l2.Decision(out_port=None, drop=True)  # a moved to 2, b on 2
+    assert l2.decide(table, 1, 1, a, bcast) == l2.Decision(out_port=None)             # ARP request floods
+    assert l2.decide(table, 1, 2, b, a) == l2.Decision(out_port=1, install=True)      # reply: a learnt
+    assert l2.decide(table, 1, 1, a, b, "never") == l2.Decision(out_port=2)           # packet-out only
+    assert l2.decide(table, 2, 1, a, b) == l2.Decision(out_port=None)                 # per datapath
+    assert l2.decide(table, 3, 1, a, b, "always") == l2.Decision(out_port=None, install=True)  # flood flow
+    assert l2.decide(table, 1, 2, a, b) == l2.Decision(out_port=None, drop=True)      # a moved to 2, b on 2
     assert table.port_of(1, a) == 2
-    assert l2.decide(table, 1, 3, "01:00:5e:00:00:01", a, True).out_port == 2        # multicast src not learnt
+    assert l2.decide(table, 1, 3, "01:00:5e:00:00:01", a).out_port == 2              # multicast src not learnt
+    with pytest.raises(ValueError, match="flow policy"):
+        l2.decide(table, 1, 1, a, b, "sometimes")
     assert table.size(1) == 2
     table.forget(1)
     assert table.port_of(1, a) is None
