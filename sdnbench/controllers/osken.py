@@ -25,6 +25,7 @@ class OsKenAdapter(ProcessAdapter):
     """os-ken with the reference L2 app, OpenFlow 1.0 or 1.3."""
 
     kind = "osken"
+    venv = "osken"
     openflow_versions = ("1.0", "1.3")
     apps = tuple(FLOWS)
     default_app = "l2_learning"

@@ -315,3 +315,43 @@ def test_none_is_standalone(tmp_path):
     adapter.start(tmp_path)
     assert adapter.standalone and adapter.endpoints() == {} and adapter.pids() == []
     assert not ADAPTERS["osken"].standalone
+
+
+def http_get(url: str, expect: str, timeout_s: float = 15.0) -> str:
+    """GET url until the body contains expect (servers and their metrics come up late)."""
+    import time
+    import urllib.request
+    deadline = time.monotonic() + timeout_s
+    body = ""
+    while expect not in body and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                body = resp.read().decode()
+        except OSError as exc:
+            body = str(exc)
+        time.sleep(0.2)
+    return body
+
+
+@pytest.mark.parametrize("kind,path,expected", [
+    ("ryu", "/stats/switches", "[]"),
+    ("faucet", "/metrics", 'of_packet_ins_total{dp_id="0xabc",dp_name="swabc"}'),
+])
+def test_northbound_endpoint_answers_on_loopback(kind, path, expected, tmp_path):
+    need(kind)
+    adapter = make_adapter(spec(kind, port=free_port(), rest_port=free_port(),
+                                options={"datapaths": {"abc": [1]}}))
+    try:
+        adapter.start(tmp_path)
+        base = adapter.endpoints()["rest" if kind == "ryu" else "prometheus"]
+        assert base.startswith("http://127.0.0.1:")
+        body = http_get(base.removesuffix("/metrics") + path, expected)
+        assert expected in body, body[-2000:]
+    finally:
+        adapter.stop()
+
+
+def test_start_without_venv_names_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDNBENCH_VENVS", str(tmp_path / "venvs"))
+    with pytest.raises(ControllerError, match="install-controllers.sh ryu"):
+        make_adapter(spec("ryu", port=free_port())).start(tmp_path)
