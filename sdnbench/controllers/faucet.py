@@ -78,6 +78,7 @@ class FaucetAdapter(ProcessAdapter):
     """Faucet with a generated single-VLAN configuration, OpenFlow 1.3."""
 
     kind = "faucet"
+    venv = "faucet"
     openflow_versions = ("1.3",)
 
     def __init__(self, spec, tracker=None):

@@ -25,6 +25,7 @@ class RyuAdapter(ProcessAdapter):
     """Ryu's ryu-manager with simple_switch (OF1.0) or simple_switch_13 (OF1.3)."""
 
     kind = "ryu"
+    venv = "ryu"
     openflow_versions = ("1.0", "1.3")
 
     @classmethod

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from sdnbench.controllers import ADAPTERS, ControllerSpec, make_adapter
+from sdnbench.controllers.launchers import free_port
 from sdnbench.procs import ProcessTracker
 
 from ctl_netlab import DPID, HOST_MACS, run
@@ -19,6 +22,7 @@ CASES = [
     ("osken", "1.0", None, True),
     ("osken", "1.3", None, True),
     ("osken", "1.3", "l2_packet_out", False),
+    ("osken", "1.0", "l2_flow_every_packet_in", True),
     ("ryu", "1.0", None, True),
     ("ryu", "1.3", None, True),
     ("faucet", "1.3", None, True),
@@ -80,3 +84,19 @@ def test_no_controller_baseline(two_hosts, tmp_path: Path):
     assert two_hosts.ping_until_reachable()
     assert " 0% packet loss" in two_hosts.ping(3).stdout
     adapter.stop()
+
+
+@pytest.mark.parametrize("two_hosts", ["1.3"], indirect=True)
+def test_ryu_rest_lists_the_connected_switch(two_hosts, port, tmp_path: Path):
+    """Ryu's ofctl_rest, reached on loopback, reports the bridge's datapath ID."""
+    if not ADAPTERS["ryu"].availability().ok:
+        pytest.skip("ryu is not installed")
+    adapter = make_adapter(ControllerSpec(kind="ryu", label="ryu-rest", port=port, rest_port=free_port()))
+    try:
+        adapter.start(tmp_path)
+        two_hosts.set_controller(f"tcp:127.0.0.1:{port}")
+        assert two_hosts.connected()
+        with urllib.request.urlopen(adapter.endpoints()["rest"] + "/stats/switches", timeout=5) as resp:
+            assert json.load(resp) == [DPID]
+    finally:
+        adapter.stop()

@@ -55,7 +55,7 @@ def test_unsupported_openflow_is_a_config_error(kind, openflow):
 
 def test_unknown_app_is_refused_before_anything_starts(tmp_path):
     adapter = make_adapter(spec("osken", app="simple_switch"))
-    with pytest.raises(ControllerError, match="l2_learning, l2_packet_out"):
+    with pytest.raises(ControllerError, match="l2_learning, l2_flow_every_packet_in, l2_packet_out"):
         adapter.start(tmp_path)
     assert adapter.pids() == [] and not list(tmp_path.iterdir())
 
@@ -126,7 +126,7 @@ def test_osken_argv(tmp_path):
                              options={"idle_timeout": 5})).command(tmp_path)
     assert argv[0] == str(venv_python("osken")) and argv[1].endswith("launchers/osken_launcher.py")
     assert argv[2:] == ["--host", "127.0.0.1", "--port", "7001", "--openflow", "1.0",
-                        "--mode", "packet-out", "--idle-timeout", "5"]
+                        "--flows", "never", "--idle-timeout", "5"]
 
 
 @pytest.mark.parametrize("openflow,app", [("1.0", "ryu.app.simple_switch"), ("1.3", "ryu.app.simple_switch_13")])
@@ -209,13 +209,16 @@ def test_l2_learning_decisions():
     l2 = load_l2_table()
     table = l2.MacTable()
     a, b, bcast = "02:00:00:00:00:0a", "02:00:00:00:00:0b", "ff:ff:ff:ff:ff:ff"
-    assert l2.decide(table, 1, 1, a, bcast, True) == l2.Decision(out_port=None)       # ARP request floods
-    assert l2.decide(table, 1, 2, b, a, True) == l2.Decision(out_port=1, install=True)  # reply: a learnt
-    assert l2.decide(table, 1, 1, a, b, False) == l2.Decision(out_port=2)             # packet-out mode
-    assert l2.decide(table, 2, 1, a, b, True) == l2.Decision(out_port=None)           # per datapath
-    assert l2.decide(table, 1, 2, a, b, True) == l2.Decision(out_port=None, drop=True)  # a moved to 2, b on 2
+    assert l2.decide(table, 1, 1, a, bcast) == l2.Decision(out_port=None)             # ARP request floods
+    assert l2.decide(table, 1, 2, b, a) == l2.Decision(out_port=1, install=True)      # reply: a learnt
+    assert l2.decide(table, 1, 1, a, b, "never") == l2.Decision(out_port=2)           # packet-out only
+    assert l2.decide(table, 2, 1, a, b) == l2.Decision(out_port=None)                 # per datapath
+    assert l2.decide(table, 3, 1, a, b, "always") == l2.Decision(out_port=None, install=True)  # flood flow
+    assert l2.decide(table, 1, 2, a, b) == l2.Decision(out_port=None, drop=True)      # a moved to 2, b on 2
     assert table.port_of(1, a) == 2
-    assert l2.decide(table, 1, 3, "01:00:5e:00:00:01", a, True).out_port == 2        # multicast src not learnt
+    assert l2.decide(table, 1, 3, "01:00:5e:00:00:01", a).out_port == 2              # multicast src not learnt
+    with pytest.raises(ValueError, match="flow policy"):
+        l2.decide(table, 1, 1, a, b, "sometimes")
     assert table.size(1) == 2
     table.forget(1)
     assert table.port_of(1, a) is None
@@ -312,3 +315,43 @@ def test_none_is_standalone(tmp_path):
     adapter.start(tmp_path)
     assert adapter.standalone and adapter.endpoints() == {} and adapter.pids() == []
     assert not ADAPTERS["osken"].standalone
+
+
+def http_get(url: str, expect: str, timeout_s: float = 15.0) -> str:
+    """GET url until the body contains expect (servers and their metrics come up late)."""
+    import time
+    import urllib.request
+    deadline = time.monotonic() + timeout_s
+    body = ""
+    while expect not in body and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                body = resp.read().decode()
+        except OSError as exc:
+            body = str(exc)
+        time.sleep(0.2)
+    return body
+
+
+@pytest.mark.parametrize("kind,path,expected", [
+    ("ryu", "/stats/switches", "[]"),
+    ("faucet", "/metrics", 'of_packet_ins_total{dp_id="0xabc",dp_name="swabc"}'),
+])
+def test_northbound_endpoint_answers_on_loopback(kind, path, expected, tmp_path):
+    need(kind)
+    adapter = make_adapter(spec(kind, port=free_port(), rest_port=free_port(),
+                                options={"datapaths": {"abc": [1]}}))
+    try:
+        adapter.start(tmp_path)
+        base = adapter.endpoints()["rest" if kind == "ryu" else "prometheus"]
+        assert base.startswith("http://127.0.0.1:")
+        body = http_get(base.removesuffix("/metrics") + path, expected)
+        assert expected in body, body[-2000:]
+    finally:
+        adapter.stop()
+
+
+def test_start_without_venv_names_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDNBENCH_VENVS", str(tmp_path / "venvs"))
+    with pytest.raises(ControllerError, match="install-controllers.sh ryu"):
+        make_adapter(spec("ryu", port=free_port())).start(tmp_path)

@@ -1,9 +1,8 @@
 """sdnbench's reference L2-learning switch for os-ken, OpenFlow 1.0 or 1.3.
 
 Loaded by sdnbench's os-ken launcher, which sets three environment variables:
-SDNBENCH_OPENFLOW ("1.0" or "1.3"), SDNBENCH_L2_MODE ("flows": install a flow
-for every learnt destination, like Ryu's simple_switch; "packet-out": never
-install flows, so every packet reaches the controller, a southbound load) and
+SDNBENCH_OPENFLOW ("1.0" or "1.3"), SDNBENCH_L2_FLOWS (when a PACKET_IN leads to
+a flow: "known", "always" or "never", see l2_table.FLOW_POLICIES) and
 SDNBENCH_L2_IDLE_TIMEOUT (seconds, 0 = flows never expire).
 """
 
@@ -17,28 +16,29 @@ from os_ken.lib import mac as mac_lib
 from os_ken.lib.packet import ethernet, ether_types, packet
 from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 
-from l2_table import MacTable, decide
+from l2_table import FLOW_POLICIES, MacTable, decide
 
 _VERSIONS = {"1.0": ofproto_v1_0.OFP_VERSION, "1.3": ofproto_v1_3.OFP_VERSION}
 OPENFLOW = os.environ.get("SDNBENCH_OPENFLOW", "1.3")
-MODE = os.environ.get("SDNBENCH_L2_MODE", "flows")
+FLOWS = os.environ.get("SDNBENCH_L2_FLOWS", "known")
 IDLE_TIMEOUT = int(os.environ.get("SDNBENCH_L2_IDLE_TIMEOUT", "0"))
 FLOW_PRIORITY = 1
+if FLOWS not in FLOW_POLICIES:
+    raise ValueError(f"SDNBENCH_L2_FLOWS={FLOWS!r}: expected one of {', '.join(FLOW_POLICIES)}")
 
 LOG = logging.getLogger("sdnbench.l2_learning")
 
 
 class L2Learning(app_manager.OSKenApp):
-    """Learn MAC → port per switch; flood unknown destinations; optionally install flows."""
+    """Learn MAC → port per switch; flood unknown destinations; install flows per FLOWS."""
 
     OFP_VERSIONS = [_VERSIONS[OPENFLOW]]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.macs = MacTable()
-        self.install_flows = MODE == "flows"
-        LOG.info("sdnbench l2_learning: OpenFlow %s, mode %s, idle timeout %d s",
-                 OPENFLOW, MODE, IDLE_TIMEOUT)
+        LOG.info("sdnbench l2_learning: OpenFlow %s, flows %s, idle timeout %d s",
+                 OPENFLOW, FLOWS, IDLE_TIMEOUT)
 
     @set_ev_cls(ofp_event.EventOFPSwitchFeatures, CONFIG_DISPATCHER)
     def switch_features(self, ev):
@@ -78,7 +78,7 @@ class L2Learning(app_manager.OSKenApp):
         eth = packet.Packet(msg.data).get_protocol(ethernet.ethernet)
         if eth is None or eth.ethertype == ether_types.ETH_TYPE_LLDP:
             return
-        decision = decide(self.macs, dp.id, in_port, eth.src, eth.dst, self.install_flows)
+        decision = decide(self.macs, dp.id, in_port, eth.src, eth.dst, FLOWS)
         if decision.drop:
             return
         out_port = ofp.OFPP_FLOOD if decision.out_port is None else decision.out_port

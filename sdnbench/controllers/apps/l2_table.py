@@ -50,16 +50,24 @@ class MacTable:
         return len(self._ports.get(dpid, {}))
 
 
+#: When a PACKET_IN leads to a flow: "known" = for learnt unicast destinations
+#: (like Ryu's simple_switch), "always" = for every PACKET_IN, flooding ones
+#: too (one FLOW_MOD per PACKET_IN, a steady southbound load), "never" =
+#: PACKET_OUT only, so every packet of every flow reaches the controller.
+FLOW_POLICIES = ("known", "always", "never")
+
+
 def decide(table: MacTable, dpid: int, in_port: int, src: str, dst: str,
-           install_flows: bool) -> Decision:
-    """Learn src, then choose where dst goes; flows only for known unicast destinations."""
+           flows: str = "known") -> Decision:
+    """Learn src, then choose where dst goes and whether to install a flow for it."""
+    if flows not in FLOW_POLICIES:
+        raise ValueError(f"flow policy {flows!r}: expected one of {', '.join(FLOW_POLICIES)}")
     if not is_group(src):
         table.learn(dpid, src, in_port)
     out = None if is_group(dst) else table.port_of(dpid, dst)
-    if out is None:
-        return Decision(out_port=None)
     if out == in_port:
         # The destination sits behind the port the frame came in on: a switch
         # must not send it back (OpenFlow would need OFPP_IN_PORT to do so).
         return Decision(out_port=None, drop=True)
-    return Decision(out_port=out, install=install_flows)
+    install = flows == "always" or (flows == "known" and out is not None)
+    return Decision(out_port=out, install=install)

@@ -69,10 +69,15 @@ def port_listening(host: str, port: int) -> bool:
     return any(f and port in f for f in found)
 
 
+def install_fix(venv: str) -> str:
+    """The command that installs the controller venv `venv`."""
+    return f"{INSTALL_SCRIPT} {venv}   (or: make controllers)"
+
+
 def venv_availability(venv: str, check: list[str], what: str) -> Availability:
     """Availability of a controller living in .venvs/<venv>: run check with its python."""
     py = venv_python(venv)
-    fix = f"{INSTALL_SCRIPT} {venv}   (or: make controllers)"
+    fix = install_fix(venv)
     if not py.exists():
         return Availability(False, f"{what} is not installed: no virtualenv {py.parent.parent}", fix)
     try:
@@ -91,6 +96,8 @@ class ProcessAdapter(ControllerAdapter):
     #: Values spec.app may take (None: any); default_app stands in for spec.app = None.
     apps: tuple[str, ...] | None = None
     default_app: str | None = None
+    #: Name of the controller's virtualenv under .venvs, for venv-based controllers.
+    venv: str | None = None
 
     def __init__(self, spec: ControllerSpec, tracker: ProcessTracker | None = None):
         super().__init__(spec, tracker)
@@ -114,8 +121,18 @@ class ProcessAdapter(ControllerAdapter):
         """Write configuration files the controller reads (hook for subclasses)."""
 
     def usable(self) -> Availability:
-        """Availability for this spec (adapters whose spec names an install override it)."""
-        return self.availability()
+        """Availability checked at every start: for a venv only that it exists.
+
+        A full import check costs up to a second per trial; a venv that exists
+        but is broken makes the process exit, and start() reports its log.
+        """
+        if self.venv is None:
+            return self.availability()
+        py = venv_python(self.venv)
+        if py.exists():
+            return Availability(True, f"{py}")
+        return Availability(False, f"{self.kind} is not installed: no virtualenv {py.parent.parent}",
+                            install_fix(self.venv))
 
     def check_spec(self) -> None:
         """Refuse a spec this adapter cannot honour."""

@@ -18,8 +18,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--host", default="127.0.0.1", help="OpenFlow listen address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=6653, help="OpenFlow TCP listen port (default 6653)")
     p.add_argument("--openflow", choices=["1.0", "1.3"], default="1.3", help="OpenFlow version")
-    p.add_argument("--mode", choices=["flows", "packet-out"], default="flows",
-                   help="flows: install a flow per learnt destination; packet-out: never install flows")
+    p.add_argument("--flows", choices=["known", "always", "never"], default="known",
+                   help="install a flow for learnt destinations (known), for every PACKET_IN (always), "
+                        "or never (PACKET_OUT only)")
     p.add_argument("--idle-timeout", type=int, default=0, help="idle timeout of installed flows in seconds (0 = none)")
     p.add_argument("--app", action="append", help="os-ken app module or file (default: sdnbench's l2_learning)")
     p.add_argument("--version", action="store_true", help="print the os-ken version and exit")
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         print(version("os-ken"))
         return 0
     os.environ["SDNBENCH_OPENFLOW"] = args.openflow
-    os.environ["SDNBENCH_L2_MODE"] = args.mode
+    os.environ["SDNBENCH_L2_FLOWS"] = args.flows
     os.environ["SDNBENCH_L2_IDLE_TIMEOUT"] = str(args.idle_timeout)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
