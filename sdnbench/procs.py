@@ -31,13 +31,17 @@ class ManagedProcess:
     def __init__(self, popen: subprocess.Popen, role: str, log_path: Path | None, manifest: Manifest | None):
         self.popen, self.role, self.log_path, self.manifest = popen, role, log_path, manifest
         self.pid = popen.pid
+        self.stopped = False
 
     def alive(self) -> bool:
         """True while the process runs."""
         return self.popen.poll() is None
 
     def stop(self, grace_s: float = 5.0) -> int | None:
-        """SIGTERM the group, SIGKILL after grace_s; returns the exit code."""
+        """SIGTERM the group, SIGKILL after grace_s; returns the exit code. Idempotent."""
+        if self.stopped:
+            return self.popen.returncode
+        self.stopped = True
         if self.alive():
             _signal_group(self.pid, signal.SIGTERM)
             try:
@@ -45,7 +49,8 @@ class ManagedProcess:
             except subprocess.TimeoutExpired:
                 _signal_group(self.pid, signal.SIGKILL)
                 self.popen.wait(5)
-        # Children that outlived the leader (same group) get the same end.
+        # Children that outlived the leader (same group) get the same end. Done once:
+        # the group id stays reserved only while a member lives.
         _signal_group(self.pid, signal.SIGKILL)
         if self.manifest:
             self.manifest.released("process", str(self.pid))
