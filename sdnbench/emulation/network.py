@@ -61,6 +61,17 @@ def check_link_support(graph: TopologyGraph) -> None:
             raise CapabilityError(f"links ask for a bandwidth limit but {htb.detail}")
 
 
+def _quiet_htb_quantum_warning() -> None:
+    """Drop Mininet's relay of the kernel's harmless 'quantum of class is big' HTB note."""
+    from mininet.log import lg
+
+    if not any(getattr(f, "sdnbench", False) for f in lg.filters):
+        def keep(record) -> bool:
+            return "quantum of class" not in str(record.msg)
+        keep.sdnbench = True
+        lg.addFilter(keep)
+
+
 class EmulatedNetwork:
     """Build, start, connect and stop one network."""
 
@@ -96,6 +107,7 @@ class EmulatedNetwork:
         from mininet.node import OVSSwitch
 
         setLogLevel("error")
+        _quiet_htb_quantum_warning()
         leftovers = ovs.existing_bridges() & {s.name for s in self.graph.switches}
         if leftovers:
             raise CapabilityError(f"OVS bridges {', '.join(sorted(leftovers))} already exist "

@@ -16,3 +16,12 @@ def leftovers(graph: TopologyGraph) -> list[str]:
     found += [ln.split(":")[1].strip().split("@")[0] for ln in links.splitlines()
               if ln.split(":")[1].strip().split("-eth")[0] in names]
     return found
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now (for a controller under test)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
