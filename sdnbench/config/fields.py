@@ -249,10 +249,13 @@ class Record(Type):
 
 
 class Tagged(Type):
-    """A mapping whose `kind` key selects one of several records."""
+    """A mapping whose tag key (`kind`, `type`) selects one of several records.
 
-    def __init__(self, variants: dict[str, Record], tag="kind"):
-        self.variants, self.tag = variants, tag
+    With a default, a mapping without the tag is the default variant.
+    """
+
+    def __init__(self, variants: dict[str, Record], tag="kind", default: str | None = None):
+        self.variants, self.tag, self.default = variants, tag, default
 
     def check(self, node, ctx, key):
         if not isinstance(node, yaml.MappingNode):
@@ -266,6 +269,8 @@ class Tagged(Type):
                               f"expected one of {', '.join(self.variants)}; got {kind!r}")
                     return None
                 return self.variants[kind].check(node, ctx, key)
+        if self.default:
+            return self.variants[self.default].check(node, ctx, key)
         ctx.error(node, key, f"required key '{self.tag}' missing (one of {', '.join(self.variants)})")
         return None
 

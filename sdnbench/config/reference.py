@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .fields import REQUIRED, ListOf, Record, Tagged, Type
-from .schema import CONTROLLER, EXPERIMENT, FLOW, LINK, NETWORK, TOPOLOGY, WORKLOAD
+from .schema import (CONTROLLER, EXPERIMENT, FLOW, FLOW_SWEEPABLE, LINK, NETWORK, SBI_WORKLOAD, TOPOLOGY,
+                     TRAFFIC_WORKLOAD)
 
 
 def _type_name(t: Type) -> str:
@@ -34,7 +35,8 @@ def markdown_reference() -> str:
            "validate files (`sdnbench check`) and produce `schemas/experiment.schema.json`.",
            "Unknown keys are errors. Units are part of key names (`_ms`, `_pps`, `_mbps`).", ""]
     sections = [("Experiment (top level)", EXPERIMENT), ("controllers[]", CONTROLLER), ("network", NETWORK),
-                ("link, edge_link, core_link", LINK), ("workloads[]", WORKLOAD), ("workloads[].flows[]", FLOW)]
+                ("link, edge_link, core_link", LINK), ("workloads[] (type: traffic)", TRAFFIC_WORKLOAD),
+                ("workloads[].flows[]", FLOW), ("workloads[] (type: sbi)", SBI_WORKLOAD)]
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:
@@ -44,7 +46,7 @@ def markdown_reference() -> str:
     for kind, record in TOPOLOGY.variants.items():
         out += [f"### kind: {kind}", "", record.doc, ""] + _table(record) + [""]
     out += ["## workloads[].sweep", "",
-            "A mapping of flow fields to lists of values; every combination is a trial row.",
-            "Sweepable: `size_bytes`, `rate_pps`, `rate_bps`, `duration_s`, `count`, `volume_bytes`, "
-            "`proto`, `meter`.", ""]
+            "A mapping of fields to lists of values; every combination is a trial row.",
+            "Traffic workloads sweep flow fields: " + ", ".join(f"`{k}`" for k in FLOW_SWEEPABLE) + ".",
+            "sbi workloads sweep `mode`, `switches`, `macs_per_switch`, `window`.", ""]
     return "\n".join(out)

@@ -125,16 +125,19 @@ def _check_flow(flow: dict, node, ctx: Context, key: str) -> None:
 
 
 class Sweep(Type):
-    """Flow fields to vary: each key a flow field, each value a list of values."""
+    """Fields to vary: each key one of `sweepable`, each value a list of that field's values."""
+
+    def __init__(self, fields: dict[str, Field], sweepable: tuple[str, ...]):
+        self.fields, self.sweepable = fields, sweepable
 
     def check(self, node, ctx, key):
-        inner = Mapping(ListOf(Any_()), keys=lambda k: None if k in SWEEPABLE else
-                        f"cannot sweep '{k}'; sweepable flow fields: {', '.join(SWEEPABLE)}")
+        inner = Mapping(ListOf(Any_()), keys=lambda k: None if k in self.sweepable else
+                        f"cannot sweep '{k}'; sweepable: {', '.join(self.sweepable)}")
         if inner.check(node, ctx, key) is None:
             return None
         out = {}
         for knode, vnode in node.value:
-            ftype = FLOW.fields[knode.value].type
+            ftype = self.fields[knode.value].type
             values = [ftype.check(item, ctx, f"{key}.{knode.value}[{i}]") for i, item in enumerate(vnode.value)]
             if any(v is None for v in values):
                 return None
@@ -142,18 +145,51 @@ class Sweep(Type):
         return out
 
     def jsonschema(self):
-        return {"type": "object", "propertyNames": {"enum": list(SWEEPABLE)},
+        return {"type": "object", "propertyNames": {"enum": list(self.sweepable)},
                 "additionalProperties": {"type": "array", "minItems": 1}}
 
 
-SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
+FLOW_SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
 
-WORKLOAD = Record("workload", {
+TRAFFIC_WORKLOAD = Record("traffic workload", {
     "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "type": Field(Str(choices=("traffic",)), "traffic", "traffic between emulated hosts (the default)"),
     "engine": Field(Str(choices=ENGINES), "ditg", "traffic engine"),
     "flows": Field(ListOf(FLOW), REQUIRED, "flows run at the same time"),
-    "sweep": Field(Sweep(), {}, "flow fields to vary; every combination becomes a trial"),
-})
+    "sweep": Field(Sweep(FLOW.fields, FLOW_SWEEPABLE), {}, "flow fields to vary; every combination is a trial"),
+}, doc="Flows between hosts of each topology, measured by a traffic engine.")
+
+SBI_FIELDS = {
+    "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "type": Field(Str(choices=("sbi",)), REQUIRED, "southbound load: emulated switches raise PACKET_INs"),
+    "mode": Field(Str(choices=("throughput", "latency")), "throughput",
+                  "throughput: a window of PACKET_INs per switch; latency: one at a time"),
+    "switches": Field(_positive(), 16, "emulated switches (cbench -s)"),
+    "macs_per_switch": Field(_positive(), 1000, "unique source MACs per switch (cbench -M)"),
+    "loops": Field(_positive(), 6, "measured loops (cbench -l)"),
+    "ms_per_loop": Field(_positive(), 1000, "length of a loop in ms (cbench -m)"),
+    "warmup_loops": Field(Number(integer=True, minimum=0), 1, "loops discarded first (cbench -w)"),
+    "window": Field(_positive(), None, "outstanding PACKET_INs per switch in throughput mode (default: auto)"),
+    "topology_aware": Field(Bool(), False, "emulated switches form each topology of the experiment and "
+                                            "answer LLDP, so controllers see the real graph"),
+    "options": Field(ListOf(Str(), min_items=0), [], "extra sdnbench-ofload flags"),
+}
+SBI_WORKLOAD = Record("sbi workload", {
+    **SBI_FIELDS,
+    "sweep": Field(Sweep(SBI_FIELDS, ("mode", "switches", "macs_per_switch", "window")), {},
+                   "parameters to vary; every combination is a trial"),
+}, doc="Southbound benchmark (cbench's job, OpenFlow 1.0 and 1.3) with sdnbench-ofload; no network is built.")
+
+WORKLOAD = Tagged({"traffic": TRAFFIC_WORKLOAD, "sbi": SBI_WORKLOAD}, tag="type", default="traffic")
+
+
+def _check_experiment(exp: dict, node, ctx: Context, key: str) -> None:
+    """Workloads that run on emulated networks need topologies."""
+    needs = [w["name"] for w in exp["workloads"] if w["type"] == "traffic"
+             or (w["type"] == "sbi" and w["topology_aware"])]
+    if needs and not exp["topologies"]:
+        ctx.error(node, "topologies", f"required by workloads {', '.join(needs)} (they run on emulated networks)")
+
 
 EXPERIMENT = Record("experiment", {
     "name": Field(Str(), REQUIRED, "experiment name"),
@@ -161,13 +197,14 @@ EXPERIMENT = Record("experiment", {
     "repetitions": Field(_positive(), 3, "repetitions of every trial"),
     "openflow": Field(Str(choices=OPENFLOW), "1.3", "default OpenFlow version"),
     "controllers": Field(ListOf(CONTROLLER), REQUIRED, "controllers to compare (columns)"),
-    "topologies": Field(ListOf(TOPOLOGY), REQUIRED, "topologies to build"),
-    "workloads": Field(ListOf(WORKLOAD), REQUIRED, "traffic to run on each network"),
+    "topologies": Field(ListOf(TOPOLOGY), [], "topologies to build (needed by traffic workloads)"),
+    "workloads": Field(ListOf(WORKLOAD), REQUIRED, "what to measure: traffic, sbi"),
     "network": Field(NETWORK, None, "emulation settings"),
     "restart": Field(Str(choices=("per_group", "per_repetition")), "per_group",
                      "rebuild network and controller once per controller x topology, or every repetition"),
     "cooldown_s": Field(Number(minimum=0), 1, "pause between trials"),
-}, doc="An sdnbench experiment: controllers x topologies x workloads x sweep x repetitions.")
+}, doc="An sdnbench experiment: controllers x topologies x workloads x sweep x repetitions.",
+   extra_check=lambda v, node, ctx, key: _check_experiment(v, node, ctx, key))
 
 
 def defaults_of(record: Record) -> dict:

@@ -24,9 +24,9 @@ from ..errors import SdnbenchError
 from ..manifest import Manifest
 from ..procs import ProcessTracker
 from ..results.store import ResultStore, TrialRecord
-from ..workloads.traffic.registry import make_engine
 from . import registry
 from .environment import fingerprint
+from .execute import execute
 from .monitor import CpuMonitor
 from .plan import Trial, estimate_seconds, expand
 
@@ -93,6 +93,7 @@ def _groups(trials: list[Trial], restart: str) -> list[list[Trial]]:
     def key(t: Trial):
         return (t.group, t.repetition if restart == "per_repetition" else 0)
 
+
     groups: list[list[Trial]] = []
     for t in trials:
         if groups and key(groups[-1][0]) == key(t):
@@ -108,24 +109,27 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     spec = first.controller
     tracker = ProcessTracker(manifest)
     adapter = make_adapter(spec, tracker)
-    fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
-    net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode)
-    env = fingerprint(net.datapath)
+    net = None
+    if first.needs_network:
+        fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
+        net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode)
+        spec.options.setdefault("datapaths", net.ports())
+    env = fingerprint(net.datapath if net else "none (emulated switches)")
     setup_t0 = time.monotonic()
     try:
-        spec.options.setdefault("datapaths", {dpid: ports for dpid, ports in net.ports().items()})
         env["controller"] = spec.kind
         env["controller_version"] = adapter.version()
         if not adapter.standalone:
             adapter.start(rundir / "controllers" / f"{spec.label}-{first.topology}")
-        net.start()
-        if not adapter.standalone:
-            net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
+        if net is not None:
+            net.start()
+            if not adapter.standalone:
+                net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
+            _check_reachable(net, trials)
         env["controller_endpoints"] = adapter.endpoints()
-        _check_reachable(net, trials)
         setup_s = time.monotonic() - setup_t0
-        progress.note(f"{spec.label} on {first.topology}: {first.graph.summary()}, "
-                      f"{net.datapath} datapath, ready in {setup_s:.1f} s")
+        what = f"{first.graph.summary()}, {net.datapath} datapath" if net else "southbound load"
+        progress.note(f"{spec.label} on {first.topology}: {what}, ready in {setup_s:.1f} s")
         for i, trial in enumerate(trials):
             _run_trial(trial, net, adapter, rundir, store, progress, env, setup_s if i == 0 else 0.0)
             if exp.cooldown_s and i + 1 < len(trials):
@@ -141,7 +145,8 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
                 store.save_trial(_record(trial, "failed", str(exc), env, {}))
                 progress.trial(trial, "failed", 0.0, str(exc).splitlines()[0][:80])
     finally:
-        net.stop()
+        if net is not None:
+            net.stop()
         adapter.stop()
         tracker.stop_all()
 
@@ -161,29 +166,28 @@ def _record(trial: Trial, status: str, error: str | None, env: dict, timings: di
                        timings, env)
 
 
-def _run_trial(trial: Trial, net: EmulatedNetwork, adapter, rundir: Path, store: ResultStore,
+def _run_trial(trial: Trial, net: EmulatedNetwork | None, adapter, rundir: Path, store: ResultStore,
                progress: Progress, env: dict, setup_s: float) -> None:
-    engine = make_engine(trial.workload["engine"])
     workdir = rundir / "trials" / f"{trial.seq:05d}"
     workdir.mkdir(parents=True, exist_ok=True)
     started, t0 = time.time(), time.monotonic()
-    env = {**env, "engine": engine.name, "engine_version": engine.version()}
     try:
         with CpuMonitor(adapter.pids()) as mon:
-            t_traffic = time.monotonic()
-            results = engine.run(trial.flows, net.hosts, workdir)
-            traffic_s = time.monotonic() - t_traffic
+            t_measure = time.monotonic()
+            results, tool_env = execute(trial, net, adapter, workdir)
+            measure_s = time.monotonic() - t_measure
     except SdnbenchError as exc:
         store.save_trial(_record(trial, "failed", str(exc), env, {"setup_s": setup_s}, started))
         progress.trial(trial, "failed", time.monotonic() - t0, str(exc).splitlines()[0][:100])
         return
     finally:
-        for host in net.hosts.values():
+        for host in (net.hosts.values() if net else ()):
             host.reap()
-    timings = {"setup_s": setup_s, "traffic_s": traffic_s, "trial_s": time.monotonic() - t0,
+    timings = {"setup_s": setup_s, "traffic_s": measure_s, "trial_s": time.monotonic() - t0,
                "expected_traffic_s": trial.traffic_seconds(), **mon.result()}
     errors = [e for r in results for e in r.errors]
-    store.save_trial(_record(trial, "ok", "; ".join(errors) or None, env, timings, started), results)
+    store.save_trial(_record(trial, "ok", "; ".join(errors) or None, {**env, **tool_env}, timings, started),
+                     results)
     progress.trial(trial, "ok", timings["trial_s"], _headline(results))
 
 
@@ -193,7 +197,8 @@ def _headline(results) -> str:
         return ""
     m = results[0].metrics
     parts = []
-    for key, fmt in (("loss_pct", "loss {:.2f}%"), ("owd_mean_ms", "owd {:.3f} ms"),
+    for key, fmt in (("responses_per_s_mean", "{:.0f} responses/s"), ("latency_p50_us", "p50 {:.0f} us"),
+                     ("loss_pct", "loss {:.2f}%"), ("owd_mean_ms", "owd {:.3f} ms"),
                      ("rtt_mean_ms", "rtt {:.3f} ms"), ("throughput_bps", "{:.3g} bit/s")):
         if m.get(key) is not None:
             parts.append(fmt.format(m[key]))

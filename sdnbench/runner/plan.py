@@ -32,9 +32,9 @@ class Trial:
 
     seq: int
     controller: ControllerSpec
-    topology_spec: dict
-    topology: str
-    graph: TopologyGraph
+    topology_spec: dict | None
+    topology: str                   # NO_TOPOLOGY for southbound load without a topology
+    graph: TopologyGraph | None
     workload: dict
     sweep_point: dict
     repetition: int
@@ -47,18 +47,36 @@ class Trial:
         return f"{self.controller.label}|{self.topology}|{self.workload['name']}|{point}|{self.repetition}"
 
     @property
-    def group(self) -> tuple[str, str]:
-        """(controller label, topology label): trials that share a network."""
-        return (self.controller.label, self.topology)
+    def group(self) -> tuple[str, str, bool]:
+        """(controller, topology, needs a network): trials that share a controller and network."""
+        return (self.controller.label, self.topology, self.needs_network)
+
+    @property
+    def kind(self) -> str:
+        """The workload type: traffic or sbi."""
+        return self.workload["type"]
+
+    @property
+    def needs_network(self) -> bool:
+        """Traffic runs on an emulated network; southbound load emulates its own switches."""
+        return self.kind == "traffic"
+
+    def setting(self, name: str):
+        """A workload parameter with the sweep point applied."""
+        return self.sweep_point.get(name, self.workload.get(name))
 
     def params(self) -> dict:
         """Parameters stored with the trial."""
-        return {"engine": self.workload["engine"], **self.sweep_point,
+        tool = self.workload.get("engine", "sdnbench-ofload")
+        return {"engine": tool, **self.sweep_point,
                 "openflow": self.controller.openflow, "controller_kind": self.controller.kind,
                 "fail_mode": self.controller.fail_mode}
 
     def traffic_seconds(self) -> float:
-        """Expected traffic time: the longest flow."""
+        """Expected measuring time: the longest flow, or the southbound loops."""
+        if self.kind == "sbi":
+            loops = self.workload["loops"] + self.workload["warmup_loops"]
+            return loops * self.workload["ms_per_loop"] / 1000.0
         return max((flow_seconds(f) for f in self.flows), default=0.0)
 
 
@@ -112,20 +130,33 @@ def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str)
     return flows
 
 
+NO_TOPOLOGY = "-"
+
+
 def expand(exp: Experiment) -> list[Trial]:
     """All trials in run order: group by group, repetition-major inside a group."""
     base = exp.path.parent
     graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
               for spec in exp.topologies]
+    on_network = [w for w in exp.workloads if w["type"] == "traffic"]
+    on_topology = [w for w in exp.workloads if w["type"] == "sbi" and w["topology_aware"]]
+    standalone = [w for w in exp.workloads if w["type"] == "sbi" and not w["topology_aware"]]
     trials: list[Trial] = []
+
+    def add(ctrl, spec, label, graph, workloads):
+        for rep in range(1, exp.repetitions + 1):
+            for wl in workloads:
+                for point in sweep_points(wl["sweep"]):
+                    t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
+                    if wl["type"] == "traffic":
+                        t.flows = make_flows(wl, point, graph, label)
+                    trials.append(t)
+
     for ctrl in exp.controllers:
         for spec, label, graph in graphs:
-            for rep in range(1, exp.repetitions + 1):
-                for wl in exp.workloads:
-                    for point in sweep_points(wl["sweep"]):
-                        t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
-                        t.flows = make_flows(wl, point, graph, label)
-                        trials.append(t)
+            add(ctrl, spec, label, graph, on_network)
+            add(ctrl, spec, label, graph, on_topology)
+        add(ctrl, None, NO_TOPOLOGY, None, standalone)
     return trials
 
 

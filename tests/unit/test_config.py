@@ -73,7 +73,22 @@ def test_missing_required_and_flow_consistency():
                     "workloads:\n  - name: w\n    flows: [{proto: tcp}]\n")
     assert "a TCP flow needs duration_s or volume_bytes" in msg
     msg = errors_of("name: x\ncontrollers: [{kind: osken}]\n")
-    assert "topologies: required key missing" in msg and "workloads: required key missing" in msg
+    assert "workloads: required key missing" in msg
+    msg = errors_of("name: x\ncontrollers: [{kind: osken}]\nworkloads: [{name: w, flows: [{count: 5}]}]\n")
+    assert "exp.yaml:1: topologies: required by workloads w" in msg
+
+
+def test_sbi_workload_needs_no_topology_and_sweeps_its_own_fields():
+    exp = parse("name: sb\ncontrollers: [{kind: osken}]\nworkloads:\n"
+                "  - {name: flows, type: sbi, mode: latency, sweep: {switches: [1, 16]}}\n")
+    wl = exp.workloads[0]
+    assert (wl["type"], wl["mode"], wl["macs_per_switch"], wl["sweep"]) == ("sbi", "latency", 1000, {"switches": [1, 16]})
+    msg = errors_of("name: sb\ncontrollers: [{kind: osken}]\nworkloads:\n"
+                    "  - {name: f, type: sbi, flows: []}\n")
+    assert "workloads[0].flows: unknown key; sbi workload accepts" in msg
+    msg = errors_of("name: sb\ncontrollers: [{kind: osken}]\nworkloads:\n"
+                    "  - {name: f, type: sbi, sweep: {size_bytes: [1]}}\n")
+    assert "cannot sweep 'size_bytes'; sweepable: mode, switches" in msg
 
 
 def test_duplicate_labels_are_refused():

@@ -39,6 +39,15 @@ def test_grid_size_and_order():
     assert trials[6].topology == "linear-3" and trials[6].flows[0].dst == "h3"
 
 
+def test_southbound_trials_need_no_network():
+    text = EXP + "  - {name: sb, type: sbi, loops: 3, ms_per_loop: 500, warmup_loops: 1, sweep: {switches: [1, 8]}}\n"
+    trials = expand(exp(text))
+    sb = [t for t in trials if t.kind == "sbi"]
+    assert len(sb) == 2 * 2 * 3                       # controllers x switch counts x repetitions
+    assert {t.topology for t in sb} == {"-"} and not any(t.needs_network for t in sb)
+    assert sb[0].traffic_seconds() == 2.0 and sb[1].setting("switches") == 8
+
+
 def test_sweep_points_cartesian():
     assert sweep_points({"a": [1, 2], "b": ["x", "y", "z"]})[4] == {"a": 2, "b": "y"}
     assert sweep_points({}) == [{}]

@@ -1,0 +1,51 @@
+"""Run one trial's workload and return its measurements as FlowResults.
+
+Every workload type reports through the same record the store keeps: traffic
+engines return one FlowResult per flow; southbound load returns one for the
+generator's run (metrics, per-loop series, raw JSON Lines).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..workloads.traffic.base import FlowResult
+from ..workloads.traffic.registry import make_engine
+from .plan import Trial
+
+
+def execute(trial: Trial, net, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
+    """Run trial; returns (results, what to add to the trial's environment record)."""
+    if trial.kind == "traffic":
+        engine = make_engine(trial.workload["engine"])
+        env = {"engine": engine.name, "engine_version": engine.version()}
+        return engine.run(trial.flows, net.hosts, workdir), env
+    if trial.kind == "sbi":
+        return _southbound(trial, adapter, workdir)
+    raise ValueError(f"unknown workload type {trial.kind!r}")
+
+
+def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
+    from ..workloads.sbi import OfloadOptions, run_ofload, topology_links
+
+    opts = OfloadOptions(
+        switches=trial.setting("switches"), macs_per_switch=trial.setting("macs_per_switch"),
+        loops=trial.workload["loops"], ms_per_loop=trial.workload["ms_per_loop"],
+        warmup_loops=trial.workload["warmup_loops"], throughput=trial.setting("mode") == "throughput",
+        window=trial.setting("window"), extra_args=list(trial.workload["options"]))
+    if trial.workload["topology_aware"]:
+        topo_file = workdir / "ofload-topology.json"
+        topo_file.write_text(json.dumps(topology_links(trial.graph)))
+        opts.topology_file = topo_file
+        opts.switches = len(trial.graph.switches)
+    spec = adapter.spec
+    res = run_ofload(spec.host, spec.port, spec.openflow, opts)
+    metrics = {k: (float(v) if isinstance(v, (bool, int, float)) else None) for k, v in res.metrics.items()}
+    series = [{"t_s": iv["t_s"], "responses_per_s": iv["responses_per_s"], "matched_per_s": iv["matched_per_s"]}
+              for iv in res.intervals if not iv.get("warmup")]
+    result = FlowResult("ofload", "sdnbench-ofload", metrics, series,
+                        {"ofload.jsonl": res.raw, "ofload.stderr": res.stderr}, clock="")
+    if not res.metrics.get("valid"):
+        result.errors.append("not valid: the generator saturated its cores or switches failed to connect")
+    return [result], {"engine": "sdnbench-ofload", "engine_argv": res.argv}
