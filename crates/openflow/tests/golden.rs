@@ -91,3 +91,19 @@ fn recorded_responses_are_read_in_place() {
         }
     }
 }
+
+#[test]
+fn recorded_packet_ins_are_read_in_place() {
+    for name in ["of10.txt", "of13.txt"] {
+        let mut seen = 0;
+        for (_, bytes) in load(name) {
+            if let Body::PacketIn(p) = Message::decode(&bytes).unwrap().body {
+                let v = openflow::fast::packet_in_view(&bytes).unwrap().unwrap();
+                assert_eq!((v.buffer_id, v.data), (p.buffer_id, &p.data[..]));
+                assert!(v.in_port == 0xfffe || v.in_port == 0xffff_fffe, "{name}: LOCAL port, got {:x}", v.in_port);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 1);
+    }
+}

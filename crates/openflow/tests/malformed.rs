@@ -51,6 +51,7 @@ proptest! {
             prop_assert_eq!(Message::decode(&m.encode()).unwrap(), m);
         }
         let _ = response_view(&bytes);
+        let _ = openflow::fast::packet_in_view(&bytes);
     }
 
     #[test]
@@ -62,6 +63,7 @@ proptest! {
         b.truncate(cut);
         let _ = Message::decode(&b);
         let _ = response_view(&b);
+        let _ = openflow::fast::packet_in_view(&b);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub struct SwitchEnd {
 }
 
 /// Stop generating once this much is queued unsent: the socket is full.
-const OUT_HIGH_WATER: usize = 64 * 1024;
+const OUT_HIGH_WATER: usize = 128 * 1024;
 const READ_CHUNK: usize = 256 * 1024;
 
 struct Switch {
