@@ -31,6 +31,8 @@ pub struct SwitchEnd {
     pub latency: Histogram<u64>,
     pub error: Option<String>,
     pub controller_errors: u64,
+    /// The first message from the controller that could not be decoded, explained.
+    pub first_decode_error: Option<String>,
 }
 
 /// Stop generating once this much is queued unsent: the socket is full.
@@ -52,6 +54,7 @@ struct Switch {
     learned: bool,
     out: Vec<u8>,
     local: Snapshot,
+    first_decode_error: Option<String>,
     hist: Histogram<u64>,
 }
 
@@ -72,6 +75,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         learned: false,
         out: Vec::with_capacity(OUT_HIGH_WATER * 2),
         local: Snapshot::default(),
+        first_decode_error: None,
         hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
     };
     let error = s.serve(&shared, &mut phase_rx).await.err();
@@ -79,7 +83,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         shared.failed.fetch_add(1, Relaxed);
     }
     shared.counters.add(&s.local);
-    SwitchEnd { latency: s.hist, error, controller_errors: s.sw.controller_errors }
+    SwitchEnd { latency: s.hist, error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
 }
 
 impl Switch {
@@ -241,8 +245,9 @@ impl Switch {
     fn decode_failure(&mut self, e: openflow::DecodeError) -> String {
         self.local.decode_errors += 1;
         let text = format!("switch {}: undecodable message from the controller: {e}", self.idx);
-        if self.local.decode_errors == 1 {
+        if self.first_decode_error.is_none() {
             eprintln!("{text}");
+            self.first_decode_error = Some(text.clone());
         }
         text
     }

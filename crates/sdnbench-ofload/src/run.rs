@@ -86,7 +86,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         if !warm {
             rates.push(rps);
             matched_rates.push(mps);
-            measured = add(measured, d);
+            measured = measured.plus(&d);
         }
         let mut data = d.to_json();
         let extra = json!({"loop": l, "warmup": warm, "t_s": start.elapsed().as_secs_f64(), "duration_s": secs,
@@ -103,9 +103,12 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds");
     let mut errors = Vec::new();
     let mut controller_errors = 0;
+    let mut first_decode_error = None;
     for t in tasks {
-        if let Ok(Ok(SwitchEnd { latency, error, controller_errors: ce })) = tokio::time::timeout(Duration::from_secs(5), t).await {
+        if let Ok(Ok(end)) = tokio::time::timeout(Duration::from_secs(5), t).await {
+            let SwitchEnd { latency, error, controller_errors: ce, first_decode_error: fde } = end;
             let _ = hist.add(&latency);
+            first_decode_error = first_decode_error.or(fde);
             controller_errors += ce;
             errors.extend(error);
         }
@@ -155,7 +158,8 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "macs_per_switch": cfg.macs, "window": cfg.effective_window(), "buffered": !cfg.no_buffer,
         "loops": cfg.loops, "warmup_loops": cfg.warmup, "ms_per_loop": cfg.ms_per_loop,
         "responses_per_s": describe(&rates), "matched_per_s": describe(&matched_rates),
-        "latency_us": latency, "totals": measured.to_json(), "controller_errors": controller_errors,
+        "latency_us": latency, "totals": measured.to_json(), "totals_all_phases": shared.counters.snapshot().to_json(),
+        "controller_errors": controller_errors, "first_decode_error": first_decode_error,
         "switch_errors": errors.iter().take(5).collect::<Vec<_>>(), "switch_error_count": errors.len(),
         "generator_cpu": {"user_s": cpu1.0 - cpu0.0, "sys_s": cpu1.1 - cpu0.1, "cores_used": cores_used,
                           "threads": threads, "saturated": saturated},
@@ -164,14 +168,6 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "thresholds_met": unmet.is_empty(), "thresholds_unmet": unmet,
     }));
     Ok(if unmet.is_empty() { 0 } else { 1 })
-}
-
-fn add(a: Snapshot, d: Snapshot) -> Snapshot {
-    Snapshot {
-        sent: a.sent + d.sent, responses: a.responses + d.responses, matched: a.matched + d.matched,
-        duplicates: a.duplicates + d.duplicates, late: a.late + d.late, unmatched: a.unmatched + d.unmatched,
-        timeouts: a.timeouts + d.timeouts, decode_errors: a.decode_errors + d.decode_errors, lldp: a.lldp + d.lldp,
-    }
 }
 
 async fn first_error(tasks: Vec<tokio::task::JoinHandle<SwitchEnd>>) -> Option<String> {

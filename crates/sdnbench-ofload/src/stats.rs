@@ -66,6 +66,12 @@ impl Snapshot {
         Snapshot::from_values(&v)
     }
 
+    /// Field-wise `self + other`.
+    pub fn plus(&self, other: &Snapshot) -> Snapshot {
+        let v: Vec<u64> = self.values().iter().zip(other.values()).map(|(a, b)| a + b).collect();
+        Snapshot::from_values(&v)
+    }
+
     pub fn is_zero(&self) -> bool {
         self.values().iter().all(|v| *v == 0)
     }
