@@ -15,7 +15,7 @@ use std::time::Duration;
 /// "interval" line per loop and one "summary" line. Exit codes: 0 ok, 1 a
 /// --min-rate / --max-p99 threshold not met, 2 error.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "sdnbench-ofload", version)]
+#[command(name = "sdnbench-ofload", version, after_help = EXAMPLES)]
 pub struct Config {
     /// Controller host name or address.
     #[arg(short = 'c', long, default_value = "127.0.0.1")]
@@ -44,8 +44,11 @@ pub struct Config {
     /// Throughput mode: keep a window of PACKET_INs outstanding per switch.
     #[arg(short = 't', long)]
     pub throughput: bool,
-    /// Outstanding PACKET_INs per switch in throughput mode.
-    #[arg(short = 'W', long, default_value_t = 512)]
+    /// Outstanding PACKET_INs per switch in throughput mode; 0 = auto
+    /// (65536 / switches, within 64..4096). Like cbench, throughput mode
+    /// keeps the controller's input full: batching controllers go faster
+    /// with a deep queue, so a small window understates them.
+    #[arg(short = 'W', long, default_value_t = 0)]
     pub window: u32,
     /// Ports per emulated switch (reported in FEATURES_REPLY / PORT_DESC).
     #[arg(short = 'P', long, default_value_t = 4)]
@@ -80,6 +83,14 @@ pub struct Config {
     #[arg(long)]
     pub max_p99_us: Option<f64>,
 }
+
+const EXAMPLES: &str = "Examples:
+  # cbench's classic throughput run, unchanged flags (port 6653 unless -p):
+  sdnbench-ofload -c 127.0.0.1 -p 6633 -s 16 -M 1000 -l 10 -m 1000 -w 1 -t
+  # OpenFlow 1.3 latency distribution, 1 outstanding PACKET_IN per switch, 500 ms loops:
+  sdnbench-ofload -p 6653 -V 1.3 -s 8 -l 20 -m 500
+  # fail (exit 1) below 10k responses/s or when p99 exceeds 5 ms:
+  sdnbench-ofload -t --min-rate 10000 --max-p99-us 5000";
 
 /// Accepts 1.0 / 1.3 (also 10, 13, OpenFlow10, OpenFlow13).
 pub fn parse_version(s: &str) -> Result<u8, String> {
@@ -121,15 +132,16 @@ impl Config {
         if self.ms_per_loop < 10 {
             return Err("--ms-per-test must be at least 10 ms".into());
         }
-        if self.throughput && self.window == 0 {
-            return Err("--window must be at least 1".into());
-        }
         Ok(())
     }
 
     /// Outstanding PACKET_INs per switch: 1 in latency mode.
     pub fn effective_window(&self) -> u32 {
-        if self.throughput { self.window } else { 1 }
+        match (self.throughput, self.window) {
+            (false, _) => 1,
+            (true, 0) => (65_536 / self.switches as u32).clamp(64, 4096),
+            (true, w) => w,
+        }
     }
 }
 

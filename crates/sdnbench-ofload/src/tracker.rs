@@ -46,9 +46,9 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// A tracker remembering at least `4 * window` requests (at least 1024).
+    /// A tracker remembering at least `2 * window` requests (at least 256).
     pub fn new(window: u32) -> Tracker {
-        let cap = ((window as usize) * 4).max(1024).next_power_of_two();
+        let cap = ((window as usize) * 2).max(256).next_power_of_two();
         let empty = Slot { seq: 0, host: 0, sent_ns: 0, state: State::Empty };
         Tracker { slots: vec![empty; cap], mask: cap - 1, outstanding: 0, oldest: 0, next: 0 }
     }
@@ -180,7 +180,7 @@ mod tests {
         for seq in 0..5000u32 {
             t.sent(seq, seq, seq as u64);
         }
-        assert!(t.outstanding() <= 1024);
+        assert!(t.outstanding() <= 256);
         assert_eq!(t.answer_seq(10, 6000), Outcome::Unmatched);
         assert!(matches!(t.answer_seq(4999, 6000), Outcome::Matched { .. }));
     }
