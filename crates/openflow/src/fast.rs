@@ -1,0 +1,137 @@
+//! Allocation-free views for the load generator's hot path: what a
+//! controller's FLOW_MOD or PACKET_OUT answered, read in place. Full
+//! `Message::decode` copies action lists and packet data, which at hundreds
+//! of thousands of responses per second would cost more than the controller.
+
+use crate::types::{oxm_get, OFPFW10_DL_SRC, OXM_ETH_SRC};
+use crate::wire::{pad8, Reader};
+use crate::{msg_type, DecodeError, Header, OFP10};
+
+/// Which kind of response a message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseKind {
+    FlowMod { command: u16 },
+    PacketOut,
+}
+
+/// The parts of a FLOW_MOD or PACKET_OUT that tie it to a PACKET_IN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResponseView<'a> {
+    pub kind: ResponseKind,
+    pub buffer_id: u32,
+    /// Ethernet source the flow matches on (FLOW_MOD) or of the packet sent (PACKET_OUT).
+    pub eth_src: Option<[u8; 6]>,
+    /// The packet a PACKET_OUT carries (empty for FLOW_MOD or buffered output).
+    pub packet: &'a [u8],
+}
+
+/// Ethertype of LLDP, which controllers send for link discovery, not as an answer.
+pub const ETH_TYPE_LLDP: u16 = 0x88cc;
+
+impl ResponseView<'_> {
+    /// True for a PACKET_OUT carrying LLDP (link discovery, not a response).
+    pub fn is_lldp(&self) -> bool {
+        ethertype(self.packet) == Some(ETH_TYPE_LLDP)
+    }
+}
+
+/// Ethertype of an Ethernet frame, looking through one VLAN tag.
+pub fn ethertype(frame: &[u8]) -> Option<u16> {
+    if frame.len() < 14 {
+        return None;
+    }
+    let et = u16::from_be_bytes([frame[12], frame[13]]);
+    if et == 0x8100 && frame.len() >= 18 {
+        return Some(u16::from_be_bytes([frame[16], frame[17]]));
+    }
+    Some(et)
+}
+
+/// Reads a FLOW_MOD or PACKET_OUT in place; `Ok(None)` for other messages.
+/// Fixed offsets, one bounds check per message: this runs once per response.
+pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError> {
+    let h = Header::parse(msg)?;
+    let end = (h.length as usize).min(msg.len());
+    let m = &msg[..end];
+    let need = |n: usize, what: &'static str| {
+        if m.len() < n { Err(DecodeError::Truncated { what, need: n, have: m.len() }) } else { Ok(()) }
+    };
+    let be16 = |at: usize| u16::from_be_bytes([m[at], m[at + 1]]);
+    let be32 = |at: usize| u32::from_be_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]]);
+    match h.msg_type {
+        msg_type::FLOW_MOD if h.version == OFP10 => {
+            // header 8, match 40 (wildcards @8, dl_src @14), cookie 8, command @56, buffer_id @64
+            need(72, "flow_mod")?;
+            let eth_src = (be32(8) & OFPFW10_DL_SRC == 0).then(|| mac_at(m, 14));
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src, packet: &[] }))
+        }
+        msg_type::FLOW_MOD => {
+            // header 8, cookie+mask 16, table @24, command @25, buffer_id @32, match @48
+            need(56, "flow_mod")?;
+            let len = be16(50) as usize;
+            if len < 4 {
+                return Err(DecodeError::Malformed { what: "flow_mod match", detail: format!("length {len} below 4") });
+            }
+            need(48 + len, "flow_mod match")?;
+            let eth_src = oxm_get(&m[52..48 + len], OXM_ETH_SRC).and_then(|v| v.try_into().ok());
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src, packet: &[] }))
+        }
+        msg_type::PACKET_OUT => {
+            let (fixed, actions_len) = if h.version == OFP10 {
+                need(16, "packet_out")?;
+                (16, be16(14) as usize)
+            } else {
+                need(24, "packet_out")?;
+                (24, be16(16) as usize)
+            };
+            need(fixed + actions_len, "packet_out actions")?;
+            let packet = &m[fixed + actions_len..];
+            let eth_src = (packet.len() >= 12).then(|| mac_at(packet, 6));
+            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src, packet }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn mac_at(b: &[u8], at: usize) -> [u8; 6] {
+    [b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5]]
+}
+
+/// The parts of a PACKET_IN a controller needs to answer it, read in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketInView<'a> {
+    pub buffer_id: u32,
+    pub in_port: u32,
+    pub data: &'a [u8],
+}
+
+/// Reads a PACKET_IN in place; `Ok(None)` for other messages.
+pub fn packet_in_view(msg: &[u8]) -> Result<Option<PacketInView<'_>>, DecodeError> {
+    let h = Header::parse(msg)?;
+    if h.msg_type != msg_type::PACKET_IN {
+        return Ok(None);
+    }
+    let end = (h.length as usize).min(msg.len());
+    let mut r = Reader::new(&msg[crate::HEADER_LEN..end], "packet_in");
+    let buffer_id = r.u32()?;
+    r.skip(2)?;
+    let in_port = if h.version == OFP10 {
+        let p = r.u16()? as u32;
+        r.skip(2)?;
+        p
+    } else {
+        r.skip(10)?;
+        r.skip(2)?;
+        let len = r.u16()? as usize;
+        if len < 4 {
+            return Err(DecodeError::Malformed { what: "packet_in match", detail: format!("length {len} below 4") });
+        }
+        let fields = r.bytes(len - 4)?;
+        r.skip(pad8(len) + 2)?;
+        oxm_get(fields, crate::types::OXM_IN_PORT)
+            .and_then(|v| v.try_into().ok())
+            .map(u32::from_be_bytes)
+            .unwrap_or(0)
+    };
+    Ok(Some(PacketInView { buffer_id, in_port, data: r.rest() }))
+}

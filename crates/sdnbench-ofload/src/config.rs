@@ -1,0 +1,166 @@
+//! Command-line flags. The short flags that cbench has (`-s -M -l -m -w -t
+//! -c -p -D`) mean the same here, so a cbench command line runs unchanged.
+
+use clap::Parser;
+use std::time::Duration;
+
+/// Emulated OpenFlow switches that load a controller with PACKET_INs.
+///
+/// Each switch connects over TCP, completes the OpenFlow 1.0 or 1.3
+/// handshake and then sends PACKET_INs for new source MACs. In latency mode
+/// (the default, as in cbench) each switch has one PACKET_IN outstanding; in
+/// throughput mode (-t) it keeps a window of them. Every FLOW_MOD or
+/// PACKET_OUT is matched to the PACKET_IN it answers (buffer id, then packet
+/// contents, then matched source MAC). Output: JSON Lines on stdout, one
+/// "interval" line per loop and one "summary" line. Exit codes: 0 ok, 1 a
+/// --min-rate / --max-p99 threshold not met, 2 error.
+#[derive(Parser, Debug, Clone)]
+#[command(name = "sdnbench-ofload", version, after_help = EXAMPLES)]
+pub struct Config {
+    /// Controller host name or address.
+    #[arg(short = 'c', long, default_value = "127.0.0.1")]
+    pub controller: String,
+    /// Controller OpenFlow TCP port.
+    #[arg(short = 'p', long, default_value_t = 6653)]
+    pub port: u16,
+    /// OpenFlow version the switches speak: 1.0 or 1.3.
+    #[arg(short = 'V', long = "of-version", default_value = "1.0", value_parser = parse_version)]
+    pub version: u8,
+    /// Number of emulated switches.
+    #[arg(short = 's', long, default_value_t = 16)]
+    pub switches: usize,
+    /// Unique source MAC addresses (hosts) per switch.
+    #[arg(short = 'M', long = "mac-addresses", default_value_t = 100_000)]
+    pub macs: u32,
+    /// Loops (measurement intervals) per run, warm-up loops included.
+    #[arg(short = 'l', long, default_value_t = 16)]
+    pub loops: u32,
+    /// Length of one loop in milliseconds.
+    #[arg(short = 'm', long = "ms-per-test", default_value_t = 1000)]
+    pub ms_per_loop: u64,
+    /// Leading loops excluded from the summary (warm-up).
+    #[arg(short = 'w', long, default_value_t = 1)]
+    pub warmup: u32,
+    /// Throughput mode: keep a window of PACKET_INs outstanding per switch.
+    #[arg(short = 't', long)]
+    pub throughput: bool,
+    /// Outstanding PACKET_INs per switch in throughput mode; 0 = auto
+    /// (65536 / switches, within 64..4096). Like cbench, throughput mode
+    /// keeps the controller's input full: batching controllers go faster
+    /// with a deep queue, so a small window understates them.
+    #[arg(short = 'W', long, default_value_t = 0)]
+    pub window: u32,
+    /// Ports per emulated switch (reported in FEATURES_REPLY / PORT_DESC).
+    #[arg(short = 'P', long, default_value_t = 4)]
+    pub ports: u32,
+    /// Delay after all switches are ready before the first loop, in ms.
+    #[arg(short = 'D', long, default_value_t = 0)]
+    pub delay: u64,
+    /// First datapath id (switch i gets dpid-offset + i).
+    #[arg(short = 'o', long, default_value_t = 1)]
+    pub dpid_offset: u64,
+    /// Do not send a learning packet from the destination MAC first
+    /// (cbench's -L, on by default, lets L2 learning controllers install flows).
+    #[arg(long)]
+    pub no_learn_dst: bool,
+    /// Send unbuffered PACKET_INs (buffer id NO_BUFFER, full packet), as
+    /// switches without packet buffers do; responses are then matched by content.
+    #[arg(long)]
+    pub no_buffer: bool,
+    /// A PACKET_IN unanswered after this long is counted as timed out (e.g. 2s, 500ms).
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Give up when not every switch completed its handshake within this time.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+    /// Worker threads of the generator (0 = one per available CPU).
+    #[arg(short = 'T', long, default_value_t = 0)]
+    pub threads: usize,
+    /// Exit 1 when the mean response rate (responses/s) is below this.
+    #[arg(long)]
+    pub min_rate: Option<f64>,
+    /// Exit 1 when the p99 latency in microseconds is above this.
+    #[arg(long)]
+    pub max_p99_us: Option<f64>,
+}
+
+const EXAMPLES: &str = "Examples:
+  # cbench's classic throughput run, unchanged flags (port 6653 unless -p):
+  sdnbench-ofload -c 127.0.0.1 -p 6633 -s 16 -M 1000 -l 10 -m 1000 -w 1 -t
+  # OpenFlow 1.3 latency distribution, 1 outstanding PACKET_IN per switch, 500 ms loops:
+  sdnbench-ofload -p 6653 -V 1.3 -s 8 -l 20 -m 500
+  # fail (exit 1) below 10k responses/s or when p99 exceeds 5 ms:
+  sdnbench-ofload -t --min-rate 10000 --max-p99-us 5000";
+
+/// Accepts 1.0 / 1.3 (also 10, 13, OpenFlow10, OpenFlow13).
+pub fn parse_version(s: &str) -> Result<u8, String> {
+    match s.trim().to_ascii_lowercase().trim_start_matches("openflow") {
+        "1.0" | "10" | "1" => Ok(openflow::OFP10),
+        "1.3" | "13" | "4" => Ok(openflow::OFP13),
+        other => Err(format!("unsupported OpenFlow version {other:?}: use 1.0 or 1.3")),
+    }
+}
+
+/// Parses a duration with an explicit unit: `250us`, `500ms`, `2s`, `1m`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.parse().map_err(|_| format!("{s:?}: expected a number with a unit, e.g. 500ms or 2s"))?;
+    let secs = match unit.trim() {
+        "us" => v / 1e6,
+        "ms" => v / 1e3,
+        "s" => v,
+        "m" | "min" => v * 60.0,
+        _ => return Err(format!("{s:?}: unit must be us, ms, s or m")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+impl Config {
+    /// Rejects combinations that cannot produce a meaningful run.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.switches == 0 || self.switches > 65_535 {
+            return Err(format!("--switches {}: must be 1..65535", self.switches));
+        }
+        if self.macs == 0 || self.macs > 0xff_fffe {
+            return Err(format!("--mac-addresses {}: must be 1..16777214", self.macs));
+        }
+        if self.warmup >= self.loops {
+            return Err(format!("--warmup {} must be below --loops {}", self.warmup, self.loops));
+        }
+        if self.ms_per_loop < 10 {
+            return Err("--ms-per-test must be at least 10 ms".into());
+        }
+        Ok(())
+    }
+
+    /// Outstanding PACKET_INs per switch: 1 in latency mode.
+    pub fn effective_window(&self) -> u32 {
+        match (self.throughput, self.window) {
+            (false, _) => 1,
+            (true, 0) => (65_536 / self.switches as u32).clamp(64, 4096),
+            (true, w) => w,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_units() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
+        assert!(parse_duration("2").is_err());
+    }
+
+    #[test]
+    fn cbench_command_line_parses() {
+        let c = Config::try_parse_from(["x", "-c", "localhost", "-p", "6633", "-m", "10000", "-l", "5", "-s", "16", "-M", "1000", "-t", "-w", "1"]).unwrap();
+        assert_eq!((c.switches, c.macs, c.loops, c.ms_per_loop, c.warmup, c.throughput), (16, 1000, 5, 10000, 1, true));
+        assert_eq!(c.version, openflow::OFP10);
+        c.validate().unwrap();
+    }
+}

@@ -1,0 +1,315 @@
+//! One emulated switch: connect, handshake, then raise PACKET_INs and match
+//! the controller's answers. Reads and writes are interleaved in one task
+//! with `readable()`/`writable()`, so a controller that is busy writing to us
+//! can never deadlock against our writes, and both directions are batched.
+
+use crate::packet::{self, Template};
+use crate::proto::SwitchState;
+use crate::stats::Snapshot;
+use crate::tracker::{Outcome, Tracker};
+use crate::Shared;
+use hdrhistogram::Histogram;
+use openflow::fast::{response_view, ResponseKind};
+use openflow::{frame_len, msg_type, Message, NO_BUFFER};
+use std::io::ErrorKind;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+/// Run phases, broadcast to every switch.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Debug)]
+pub enum Phase {
+    Connecting,
+    Learn,
+    Run,
+    Stop,
+}
+
+/// What a switch hands back when it ends.
+pub struct SwitchEnd {
+    pub latency: Histogram<u64>,
+    pub error: Option<String>,
+    pub controller_errors: u64,
+    /// The first message from the controller that could not be decoded, explained.
+    pub first_decode_error: Option<String>,
+}
+
+/// Stop generating once this much is queued unsent: the socket is full.
+const OUT_HIGH_WATER: usize = 128 * 1024;
+const READ_CHUNK: usize = 256 * 1024;
+
+struct Switch {
+    idx: u32,
+    sw: SwitchState,
+    template: Template,
+    tracker: Tracker,
+    window: u32,
+    refill: u32,
+    macs: u32,
+    next_host: u32,
+    seq: u32,
+    negotiated: bool,
+    learn: bool,
+    learned: bool,
+    out: Vec<u8>,
+    local: Snapshot,
+    first_decode_error: Option<String>,
+    hist: Histogram<u64>,
+}
+
+pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>) -> SwitchEnd {
+    let cfg = &shared.cfg;
+    let mut s = Switch {
+        idx,
+        sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, cfg.ports),
+        template: Template::new(cfg.version, idx, !cfg.no_buffer),
+        tracker: Tracker::new(cfg.effective_window()),
+        window: cfg.effective_window(),
+        refill: (cfg.effective_window() / 8).max(1),
+        macs: cfg.macs,
+        next_host: 0,
+        seq: 0,
+        negotiated: false,
+        learn: !cfg.no_learn_dst,
+        learned: false,
+        out: Vec::with_capacity(OUT_HIGH_WATER * 2),
+        local: Snapshot::default(),
+        first_decode_error: None,
+        hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
+    };
+    let error = s.serve(&shared, &mut phase_rx).await.err();
+    if error.is_some() && !s.sw.features_sent {
+        shared.failed.fetch_add(1, Relaxed);
+    }
+    shared.counters.add(&s.local);
+    SwitchEnd { latency: s.hist, error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
+}
+
+impl Switch {
+    async fn serve(&mut self, shared: &Shared, phase_rx: &mut tokio::sync::watch::Receiver<Phase>) -> Result<(), String> {
+        let cfg = &shared.cfg;
+        let addr = format!("{}:{}", cfg.controller, cfg.port);
+        let stream = tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&addr))
+            .await
+            .map_err(|_| format!("switch {}: connect to {addr} timed out", self.idx))?
+            .map_err(|e| format!("switch {}: connect to {addr}: {e}", self.idx))?;
+        stream.set_nodelay(true).ok();
+        Message::hello(cfg.version, &[cfg.version]).encode_into(&mut self.out);
+        let mut inbuf = vec![0u8; READ_CHUNK];
+        let mut have = 0usize;
+        let mut written = 0usize;
+        let tick_every = (cfg.timeout / 4).clamp(Duration::from_millis(50), Duration::from_millis(500));
+        let mut tick = tokio::time::interval(tick_every);
+        let timeout_ns = cfg.timeout.as_nanos() as u64;
+        let mut phase = *phase_rx.borrow();
+        loop {
+            if phase >= Phase::Learn && self.sw.features_sent && !self.learned {
+                self.send_learn();
+            }
+            if phase == Phase::Run && self.sw.features_sent {
+                self.generate();
+            }
+            tokio::select! {
+                r = stream.readable() => {
+                    r.map_err(|e| format!("switch {}: {e}", self.idx))?;
+                    match stream.try_read(&mut inbuf[have..]) {
+                        Ok(0) => return Err(format!("switch {}: controller closed the connection", self.idx)),
+                        Ok(n) => {
+                            have += n;
+                            let used = self.process(&inbuf[..have], shared, phase)?;
+                            inbuf.copy_within(used..have, 0);
+                            have -= used;
+                            if have == inbuf.len() {
+                                inbuf.resize(inbuf.len() * 2, 0); // one message larger than the buffer
+                            }
+                            // Answer in the same wake-up: replies and new requests
+                            // leave in one write instead of one per select round.
+                            if phase == Phase::Run && self.sw.features_sent {
+                                self.generate();
+                            }
+                            if written < self.out.len() {
+                                written = self.flush(&stream, written)?;
+                            }
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                        Err(e) => return Err(format!("switch {}: read: {e}", self.idx)),
+                    }
+                }
+                r = stream.writable(), if written < self.out.len() => {
+                    r.map_err(|e| format!("switch {}: {e}", self.idx))?;
+                    written = self.flush(&stream, written)?;
+                }
+                r = phase_rx.changed() => {
+                    phase = if r.is_ok() { *phase_rx.borrow() } else { Phase::Stop };
+                    if phase == Phase::Stop {
+                        return Ok(());
+                    }
+                }
+                _ = tick.tick() => {
+                    let n = self.tracker.expire(crate::now_ns(), timeout_ns);
+                    if phase == Phase::Run {
+                        self.local.timeouts += n as u64;
+                    }
+                    shared.counters.add(&self.local);
+                    self.local = Snapshot::default();
+                }
+            }
+            if !self.local.is_zero() {
+                shared.counters.add(&self.local);
+                self.local = Snapshot::default();
+            }
+        }
+    }
+
+    /// Writes what the socket takes; returns the new count of bytes written.
+    fn flush(&mut self, stream: &TcpStream, mut written: usize) -> Result<usize, String> {
+        match stream.try_write(&self.out[written..]) {
+            Ok(n) => {
+                written += n;
+                if written == self.out.len() {
+                    self.out.clear();
+                    written = 0;
+                } else if written > OUT_HIGH_WATER {
+                    self.out.drain(..written);
+                    written = 0;
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) => return Err(format!("switch {}: write: {e}", self.idx)),
+        }
+        Ok(written)
+    }
+
+    /// Tops the window up with new PACKET_INs, each from the next host. Only
+    /// refills once an eighth of the window is free, so writes stay large.
+    fn generate(&mut self) {
+        if self.window - self.tracker.outstanding() < self.refill {
+            return;
+        }
+        let now = crate::now_ns();
+        while self.tracker.outstanding() < self.window && self.out.len() < OUT_HIGH_WATER {
+            let host = self.next_host;
+            self.next_host = if host + 1 >= self.macs { 0 } else { host + 1 };
+            self.template.push(&mut self.out, self.idx, self.seq, host);
+            self.tracker.sent(self.seq, host, now);
+            self.seq = packet::next_seq(self.seq);
+            self.local.sent += 1;
+        }
+    }
+
+    /// One PACKET_IN from the destination host, so learning controllers know
+    /// where it is and answer test packets with FLOW_MODs (cbench's -L).
+    fn send_learn(&mut self) {
+        self.learned = true;
+        if !self.learn {
+            return;
+        }
+        let mut f = packet::frame(packet::dst_mac(self.idx), packet::host_mac(self.idx, 0), self.idx, 0);
+        f[42..46].fill(0); // not a test packet: no magic
+        packet::packet_in(self.sw.version, packet::DST_PORT, NO_BUFFER, f).encode_into(&mut self.out);
+    }
+
+    /// Handles every complete message in `buf`; returns the bytes consumed.
+    fn process(&mut self, buf: &[u8], shared: &Shared, phase: Phase) -> Result<usize, String> {
+        let mut at = 0;
+        let now = crate::now_ns();
+        let measuring = shared.measuring.load(Relaxed);
+        while let Some(len) = frame_len(&buf[at..]).map_err(|e| self.decode_failure(e))? {
+            let msg = &buf[at..at + len];
+            at += len;
+            if msg[1] == msg_type::FLOW_MOD || msg[1] == msg_type::PACKET_OUT {
+                match response_view(msg) {
+                    Ok(Some(v)) => self.on_response(v, now, phase, measuring),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.decode_failure(e);
+                    }
+                }
+                continue;
+            }
+            match Message::decode(msg) {
+                Ok(m) => {
+                    if self.on_control(&m, msg)? {
+                        shared.ready.fetch_add(1, Relaxed);
+                    }
+                }
+                Err(e) => {
+                    self.decode_failure(e);
+                }
+            }
+        }
+        Ok(at)
+    }
+
+    fn decode_failure(&mut self, e: openflow::DecodeError) -> String {
+        self.local.decode_errors += 1;
+        let text = format!("switch {}: undecodable message from the controller: {e}", self.idx);
+        if self.first_decode_error.is_none() {
+            eprintln!("{text}");
+            self.first_decode_error = Some(text.clone());
+        }
+        text
+    }
+
+    fn on_response(&mut self, v: openflow::fast::ResponseView, now: u64, phase: Phase, measuring: bool) {
+        if v.is_lldp() {
+            self.local.lldp += 1;
+            return;
+        }
+        if let ResponseKind::FlowMod { command } = v.kind {
+            if command > 2 {
+                return; // DELETE: not an answer to a PACKET_IN
+            }
+        }
+        if phase != Phase::Run {
+            return;
+        }
+        let outcome = if v.buffer_id != NO_BUFFER && v.buffer_id <= 0x7fff_ffff {
+            self.tracker.answer_seq(v.buffer_id, now)
+        } else if let Some(seq) = packet::seq_of(self.idx, v.packet) {
+            self.tracker.answer_seq(seq, now)
+        } else if let Some(host) = v.eth_src.and_then(|m| packet::host_of(self.idx, &m)) {
+            if host == 0xff_ffff {
+                return; // answer to the learning packet
+            }
+            self.tracker.answer_host(host, now)
+        } else {
+            Outcome::Unmatched
+        };
+        self.local.responses += 1;
+        match outcome {
+            Outcome::Matched { latency_ns } => {
+                self.local.matched += 1;
+                if measuring {
+                    let _ = self.hist.record(latency_ns.max(1));
+                }
+            }
+            Outcome::Duplicate => self.local.duplicates += 1,
+            Outcome::Late => self.local.late += 1,
+            Outcome::Unmatched => self.local.unmatched += 1,
+        }
+    }
+
+    /// HELLO negotiation and the switch's replies to everything else;
+    /// true when this message completed the handshake (FEATURES_REPLY sent).
+    fn on_control(&mut self, m: &Message, raw: &[u8]) -> Result<bool, String> {
+        if let openflow::Body::Hello(_) = m.body {
+            let ours = self.sw.version;
+            let theirs = m.hello_versions();
+            let ok = theirs.contains(&ours) || (m.version > ours && theirs == [m.version]);
+            if !ok {
+                let err = Message::new(ours, m.xid, openflow::Body::Error { err_type: 0, code: 0, data: b"version".to_vec() });
+                err.encode_into(&mut self.out);
+                return Err(format!("switch {}: controller offers OpenFlow versions {theirs:?}, not 0x{ours:02x}", self.idx));
+            }
+            self.negotiated = true;
+            return Ok(false);
+        }
+        let was_ready = self.sw.features_sent;
+        for r in self.sw.reply(m, raw) {
+            r.encode_into(&mut self.out);
+        }
+        Ok(!was_ready && self.sw.features_sent)
+    }
+}

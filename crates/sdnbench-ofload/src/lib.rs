@@ -1,0 +1,41 @@
+//! sdnbench-ofload: emulated OpenFlow switches that measure a controller's
+//! flow-setup throughput and latency (cbench's job, for OpenFlow 1.0 and
+//! 1.3, multi-threaded, with repeated-loop statistics and response matching).
+
+pub mod config;
+pub mod conn;
+pub mod packet;
+pub mod proto;
+mod run;
+pub mod stats;
+pub mod tracker;
+
+pub use config::Config;
+pub use run::run;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// State every switch task shares with the coordinator.
+pub struct Shared {
+    pub cfg: Config,
+    pub counters: stats::Counters,
+    /// Switches whose handshake completed (FEATURES_REPLY sent).
+    pub ready: AtomicUsize,
+    /// Switches that failed before completing the handshake.
+    pub failed: AtomicUsize,
+    /// True after the warm-up loops: latencies are recorded.
+    pub measuring: AtomicBool,
+}
+
+/// Monotonic nanoseconds since the first call (process-wide origin).
+pub fn now_ns() -> u64 {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// One JSON Lines record in the sdnbench tool format.
+pub fn emit(kind: &str, data: serde_json::Value) {
+    println!("{}", serde_json::json!({"type": kind, "schema": 1, "data": data}));
+}

@@ -1,0 +1,182 @@
+//! The coordinator: start the switches, wait for their handshakes, drive the
+//! phases (learn, warm-up, measured loops), and print interval and summary
+//! records.
+
+use crate::conn::{run_switch, Phase, SwitchEnd};
+use crate::stats::{describe, host_cpu_jiffies, process_cpu_s, Snapshot};
+use crate::{emit, Config, Shared};
+use hdrhistogram::Histogram;
+use serde_json::json;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Runs a whole benchmark; returns the process exit code (0, 1 or 2).
+pub fn run(cfg: Config) -> i32 {
+    if let Err(e) = cfg.validate() {
+        emit("error", json!({"message": e}));
+        return 2;
+    }
+    let threads = if cfg.threads > 0 { cfg.threads } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) };
+    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            emit("error", json!({"message": format!("cannot start runtime: {e}")}));
+            return 2;
+        }
+    };
+    match rt.block_on(drive(cfg, threads)) {
+        Ok(code) => code,
+        Err(e) => {
+            emit("error", json!({"message": e}));
+            2
+        }
+    }
+}
+
+async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
+    let n = cfg.switches;
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into() });
+    let cfg = &shared.cfg;
+    let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
+    let mut tasks = Vec::with_capacity(n);
+    let t_connect = Instant::now();
+    for i in 0..n {
+        tasks.push(tokio::spawn(run_switch(i as u32, shared.clone(), phase_rx.clone())));
+        if i % 64 == 63 {
+            // Ramp connections so the controller's accept backlog is not overrun.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    let deadline = t_connect + cfg.connect_timeout;
+    while shared.ready.load(Relaxed) + shared.failed.load(Relaxed) < n && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let ready = shared.ready.load(Relaxed);
+    let connect_s = t_connect.elapsed().as_secs_f64();
+    if ready == 0 {
+        let _ = phase_tx.send(Phase::Stop);
+        let first = first_error(tasks).await.unwrap_or_else(|| "no handshake completed".into());
+        return Err(format!("no switch completed the OpenFlow handshake with {}:{}: {first}", cfg.controller, cfg.port));
+    }
+    let _ = phase_tx.send(Phase::Learn);
+    tokio::time::sleep(Duration::from_millis(200 + cfg.delay)).await;
+    let _ = phase_tx.send(Phase::Run);
+
+    let loop_len = Duration::from_millis(cfg.ms_per_loop);
+    let start = Instant::now();
+    let mut prev = shared.counters.snapshot();
+    let mut rates = Vec::new();
+    let mut matched_rates = Vec::new();
+    let (mut cpu0, mut host0, mut t_measure) = (process_cpu_s(), host_cpu_jiffies(), Instant::now());
+    let mut measured = Snapshot::default();
+    for l in 0..cfg.loops {
+        let warm = l < cfg.warmup;
+        if l == cfg.warmup {
+            shared.measuring.store(true, Relaxed);
+            (cpu0, host0, t_measure) = (process_cpu_s(), host_cpu_jiffies(), Instant::now());
+        }
+        let t0 = Instant::now();
+        tokio::time::sleep_until((start + loop_len * (l + 1)).into()).await;
+        let snap = shared.counters.snapshot();
+        let d = snap.since(&prev);
+        prev = snap;
+        let secs = t0.elapsed().as_secs_f64();
+        let (rps, mps) = (d.responses as f64 / secs, d.matched as f64 / secs);
+        if !warm {
+            rates.push(rps);
+            matched_rates.push(mps);
+            measured = measured.plus(&d);
+        }
+        let mut data = d.to_json();
+        let extra = json!({"loop": l, "warmup": warm, "t_s": start.elapsed().as_secs_f64(), "duration_s": secs,
+                           "responses_per_s": rps, "matched_per_s": mps, "sent_per_s": d.sent as f64 / secs});
+        data.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        emit("interval", data);
+    }
+    let wall = t_measure.elapsed().as_secs_f64();
+    let cpu1 = process_cpu_s();
+    let host1 = host_cpu_jiffies();
+    shared.measuring.store(false, Relaxed);
+    let _ = phase_tx.send(Phase::Stop);
+
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds");
+    let mut errors = Vec::new();
+    let mut controller_errors = 0;
+    let mut first_decode_error = None;
+    for t in tasks {
+        if let Ok(Ok(end)) = tokio::time::timeout(Duration::from_secs(5), t).await {
+            let SwitchEnd { latency, error, controller_errors: ce, first_decode_error: fde } = end;
+            let _ = hist.add(&latency);
+            first_decode_error = first_decode_error.or(fde);
+            controller_errors += ce;
+            errors.extend(error);
+        }
+    }
+
+    let cpu_used = (cpu1.0 - cpu0.0) + (cpu1.1 - cpu0.1);
+    let cores_used = cpu_used / wall.max(1e-9);
+    let usable = threads.min(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(threads)) as f64;
+    let saturated = cores_used >= 0.9 * usable;
+    let host_busy = match (host0, host1) {
+        (Some((b0, t0)), Some((b1, t1))) if t1 > t0 => Some(100.0 * (b1 - b0) as f64 / (t1 - t0) as f64),
+        _ => None,
+    };
+    let mut invalid = Vec::new();
+    if saturated {
+        invalid.push(format!("generator used {cores_used:.2} of {usable} usable cores: it, not the controller, may be the bottleneck"));
+    }
+    if ready < n {
+        invalid.push(format!("only {ready} of {n} switches completed the handshake"));
+    }
+    if measured.matched == 0 {
+        invalid.push("no PACKET_IN was answered during the measured loops".into());
+    }
+    let latency = (hist.len() > 0).then(|| {
+        let us = |q: f64| hist.value_at_quantile(q) as f64 / 1e3;
+        json!({"count": hist.len(), "mean": hist.mean() / 1e3, "p50": us(0.5), "p90": us(0.9), "p99": us(0.99),
+               "p999": us(0.999), "max": hist.max() as f64 / 1e3, "min": hist.min() as f64 / 1e3})
+    });
+    let mean_rate = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
+    let mut unmet = Vec::new();
+    if let Some(min) = cfg.min_rate {
+        if mean_rate < min {
+            unmet.push(format!("mean {mean_rate:.0} responses/s below --min-rate {min}"));
+        }
+    }
+    if let (Some(max), Some(l)) = (cfg.max_p99_us, &latency) {
+        if l["p99"].as_f64().unwrap_or(f64::MAX) > max {
+            unmet.push(format!("p99 latency {} us above --max-p99-us {max}", l["p99"]));
+        }
+    }
+    emit("summary", json!({
+        "tool": "sdnbench-ofload", "tool_version": env!("CARGO_PKG_VERSION"),
+        "controller": format!("{}:{}", cfg.controller, cfg.port),
+        "openflow_version": if cfg.version == openflow::OFP10 { "1.0" } else { "1.3" },
+        "mode": if cfg.throughput { "throughput" } else { "latency" },
+        "switches": n, "switches_connected": ready, "connect_s": connect_s,
+        "macs_per_switch": cfg.macs, "window": cfg.effective_window(), "buffered": !cfg.no_buffer,
+        "loops": cfg.loops, "warmup_loops": cfg.warmup, "ms_per_loop": cfg.ms_per_loop,
+        "responses_per_s": describe(&rates), "matched_per_s": describe(&matched_rates),
+        "latency_us": latency, "totals": measured.to_json(), "totals_all_phases": shared.counters.snapshot().to_json(),
+        "controller_errors": controller_errors, "first_decode_error": first_decode_error,
+        "switch_errors": errors.iter().take(5).collect::<Vec<_>>(), "switch_error_count": errors.len(),
+        "generator_cpu": {"user_s": cpu1.0 - cpu0.0, "sys_s": cpu1.1 - cpu0.1, "cores_used": cores_used,
+                          "threads": threads, "saturated": saturated},
+        "host_cpu_busy_pct": host_busy,
+        "valid": invalid.is_empty(), "invalid_reasons": invalid,
+        "thresholds_met": unmet.is_empty(), "thresholds_unmet": unmet,
+    }));
+    Ok(if unmet.is_empty() { 0 } else { 1 })
+}
+
+async fn first_error(tasks: Vec<tokio::task::JoinHandle<SwitchEnd>>) -> Option<String> {
+    for t in tasks {
+        if let Ok(Ok(end)) = tokio::time::timeout(Duration::from_secs(2), t).await {
+            if end.error.is_some() {
+                return end.error;
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,159 @@
+"""Southbound load (the `sbi` workload): run sdnbench-ofload against a controller's OpenFlow port.
+
+sdnbench-ofload emulates N OpenFlow 1.0/1.3 switches, raises PACKET_INs and
+matches the controller's FLOW_MOD/PACKET_OUT answers. This module builds its
+command line, runs it, reads its JSON Lines (never its human text) and
+returns the metrics a campaign tabulates. It knows nothing about campaigns:
+give it an endpoint, get an SbiResult.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+
+from ..errors import ToolError
+from ..paths import build_hint, native_tool
+
+TOOL = "sdnbench-ofload"
+
+#: Metrics an SbiResult carries: name -> (unit, description).
+METRICS: dict[str, tuple[str, str]] = {
+    "responses_per_s_mean": ("responses/s", "FLOW_MOD + PACKET_OUT answers per second, mean over measured loops"),
+    "responses_per_s_sd": ("responses/s", "sample standard deviation over measured loops"),
+    "responses_per_s_min": ("responses/s", "slowest measured loop"),
+    "responses_per_s_max": ("responses/s", "fastest measured loop"),
+    "matched_per_s_mean": ("requests/s", "PACKET_INs answered per second (first answer only)"),
+    "latency_p50_us": ("us", "median PACKET_IN -> answer latency"),
+    "latency_p90_us": ("us", "90th percentile latency"),
+    "latency_p99_us": ("us", "99th percentile latency"),
+    "latency_max_us": ("us", "largest latency"),
+    "latency_mean_us": ("us", "mean latency"),
+    "unmatched": ("messages", "answers that tie to no PACKET_IN"),
+    "duplicates": ("messages", "further answers to an already answered PACKET_IN"),
+    "timeouts": ("requests", "PACKET_INs unanswered within the timeout"),
+    "decode_errors": ("messages", "controller messages that could not be decoded"),
+    "switches_connected": ("switches", "switches that completed the handshake"),
+    "generator_cores_used": ("cores", "CPU the generator itself used while measuring"),
+    "valid": ("bool", "false when the generator saturated its cores or switches failed to connect"),
+}
+
+
+@dataclass
+class OfloadOptions:
+    """How to load the controller; names mirror sdnbench-ofload's flags."""
+
+    switches: int = 16
+    macs_per_switch: int = 1000
+    loops: int = 6
+    ms_per_loop: int = 1000
+    warmup_loops: int = 1
+    throughput: bool = True
+    window: int | None = None          # outstanding PACKET_INs per switch (throughput mode)
+    ports: int | None = None
+    threads: int | None = None         # generator worker threads (None: one per CPU)
+    buffered: bool = True              # False: unbuffered PACKET_INs, matched by content
+    learn_dst: bool = True
+    timeout_ms: int | None = None
+    connect_timeout_s: float = 30.0
+    extra_args: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SbiResult:
+    """Metrics of one sdnbench-ofload run plus everything it printed."""
+
+    metrics: dict[str, float | int | bool | None]
+    summary: dict
+    intervals: list[dict]
+    argv: list[str]
+    returncode: int
+    raw: str
+    stderr: str
+
+
+def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: OfloadOptions) -> list[str]:
+    """The sdnbench-ofload command line for one run."""
+    if of_version not in ("1.0", "1.3"):
+        raise ValueError(f"OpenFlow version {of_version!r}: use '1.0' or '1.3'")
+    argv = [binary, "-c", host, "-p", str(port), "-V", of_version, "-s", str(opts.switches),
+            "-M", str(opts.macs_per_switch), "-l", str(opts.loops), "-m", str(opts.ms_per_loop),
+            "-w", str(opts.warmup_loops), "--connect-timeout", f"{opts.connect_timeout_s}s"]
+    if opts.throughput:
+        argv.append("-t")
+        if opts.window:
+            argv += ["-W", str(opts.window)]
+    if opts.ports:
+        argv += ["-P", str(opts.ports)]
+    if opts.threads:
+        argv += ["-T", str(opts.threads)]
+    if not opts.buffered:
+        argv.append("--no-buffer")
+    if not opts.learn_dst:
+        argv.append("--no-learn-dst")
+    if opts.timeout_ms:
+        argv += ["--timeout", f"{opts.timeout_ms}ms"]
+    return argv + list(opts.extra_args)
+
+
+def parse_output(stdout: str) -> tuple[list[dict], dict | None, list[str]]:
+    """Split JSON Lines into (interval data, summary data, error messages)."""
+    intervals, summary, errors = [], None, []
+    for n, line in enumerate(stdout.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ToolError(f"{TOOL}: line {n} is not JSON ({e}): {line[:120]!r}") from None
+        if rec.get("schema") != 1:
+            raise ToolError(f"{TOOL}: line {n} has schema {rec.get('schema')!r}, expected 1")
+        kind, data = rec.get("type"), rec.get("data", {})
+        if kind == "interval":
+            intervals.append(data)
+        elif kind == "summary":
+            summary = data
+        elif kind == "error":
+            errors.append(str(data.get("message", data)))
+    return intervals, summary, errors
+
+
+def metrics_from_summary(s: dict) -> dict[str, float | int | bool | None]:
+    """Flatten an ofload summary into the METRICS names."""
+    rate, matched = s.get("responses_per_s") or {}, s.get("matched_per_s") or {}
+    lat, totals = s.get("latency_us") or {}, s.get("totals") or {}
+    return {
+        "responses_per_s_mean": rate.get("mean"), "responses_per_s_sd": rate.get("sd"),
+        "responses_per_s_min": rate.get("min"), "responses_per_s_max": rate.get("max"),
+        "matched_per_s_mean": matched.get("mean"),
+        "latency_p50_us": lat.get("p50"), "latency_p90_us": lat.get("p90"), "latency_p99_us": lat.get("p99"),
+        "latency_max_us": lat.get("max"), "latency_mean_us": lat.get("mean"),
+        "unmatched": totals.get("unmatched"), "duplicates": totals.get("duplicates"),
+        "timeouts": totals.get("timeouts"), "decode_errors": (s.get("totals_all_phases") or totals).get("decode_errors"),
+        "switches_connected": s.get("switches_connected"),
+        "generator_cores_used": (s.get("generator_cpu") or {}).get("cores_used"),
+        "valid": bool(s.get("valid")),
+    }
+
+
+def run_ofload(host: str, port: int, of_version: str = "1.0", opts: OfloadOptions | None = None,
+               cpus: list[int] | None = None) -> SbiResult:
+    """Run sdnbench-ofload against host:port and return its metrics; ToolError when it cannot run."""
+    opts = opts or OfloadOptions()
+    binary = native_tool(TOOL)
+    if binary is None:
+        raise ToolError(f"{TOOL} is not built: {build_hint(TOOL)}")
+    argv = ofload_argv(str(binary), host, port, of_version, opts)
+    budget_s = opts.connect_timeout_s + opts.loops * opts.ms_per_loop / 1000 + 30
+    preexec = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=budget_s, preexec_fn=preexec)
+    except subprocess.TimeoutExpired as e:
+        raise ToolError(f"{TOOL} did not finish within {budget_s:.0f} s: {' '.join(argv)}") from e
+    intervals, summary, errors = parse_output(proc.stdout)
+    if proc.returncode == 2 or summary is None:
+        why = "; ".join(errors) or proc.stderr.strip()[-300:] or f"exit code {proc.returncode}"
+        raise ToolError(f"{TOOL} against {host}:{port} (OpenFlow {of_version}) failed: {why}")
+    return SbiResult(metrics_from_summary(summary), summary, intervals, argv, proc.returncode, proc.stdout, proc.stderr)

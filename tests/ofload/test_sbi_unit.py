@@ -1,0 +1,64 @@
+"""Unit tests of the sbi workload's command line and output parsing (no controller needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sdnbench.errors import ToolError
+from sdnbench.workloads import sbi
+
+SUMMARY = {
+    "tool": "sdnbench-ofload", "switches_connected": 8, "valid": True,
+    "responses_per_s": {"n": 3, "mean": 1000.0, "sd": 10.0, "min": 990.0, "max": 1010.0},
+    "matched_per_s": {"n": 3, "mean": 1000.0, "sd": 10.0, "min": 990.0, "max": 1010.0},
+    "latency_us": {"count": 3000, "mean": 90.0, "p50": 80.0, "p90": 120.0, "p99": 300.0, "p999": 400.0, "max": 500.0, "min": 10.0},
+    "totals": {"unmatched": 0, "duplicates": 2, "timeouts": 0, "decode_errors": 0},
+    "totals_all_phases": {"decode_errors": 1},
+    "generator_cpu": {"cores_used": 0.4},
+}
+
+
+def lines(*records: tuple[str, dict]) -> str:
+    return "\n".join(json.dumps({"type": t, "schema": 1, "data": d}) for t, d in records) + "\n"
+
+
+def test_argv_maps_options_to_cbench_style_flags():
+    opts = sbi.OfloadOptions(switches=8, macs_per_switch=500, loops=4, ms_per_loop=500, warmup_loops=2,
+                             window=64, threads=1, buffered=False, timeout_ms=750)
+    argv = sbi.ofload_argv("/bin/ofload", "10.0.0.1", 6633, "1.3", opts)
+    assert argv[:5] == ["/bin/ofload", "-c", "10.0.0.1", "-p", "6633"]
+    pairs = dict(zip(argv[5::1], argv[6::1]))
+    assert pairs["-V"] == "1.3" and pairs["-s"] == "8" and pairs["-M"] == "500"
+    assert pairs["-l"] == "4" and pairs["-m"] == "500" and pairs["-w"] == "2" and pairs["-W"] == "64"
+    assert "-t" in argv and "--no-buffer" in argv and pairs["--timeout"] == "750ms"
+
+
+def test_argv_rejects_unknown_openflow_version():
+    with pytest.raises(ValueError):
+        sbi.ofload_argv("x", "h", 1, "1.5", sbi.OfloadOptions())
+
+
+def test_parse_output_splits_records_and_metrics_flatten():
+    out = lines(("interval", {"loop": 0}), ("interval", {"loop": 1}), ("summary", SUMMARY))
+    intervals, summary, errors = sbi.parse_output(out)
+    assert [i["loop"] for i in intervals] == [0, 1] and errors == []
+    m = sbi.metrics_from_summary(summary)
+    assert m["responses_per_s_mean"] == 1000.0 and m["responses_per_s_sd"] == 10.0
+    assert m["latency_p99_us"] == 300.0 and m["duplicates"] == 2
+    assert m["decode_errors"] == 1, "decode errors count over all phases"
+    assert m["valid"] is True and set(m) == set(sbi.METRICS)
+
+
+def test_parse_output_rejects_garbage_and_wrong_schema():
+    with pytest.raises(ToolError, match="not JSON"):
+        sbi.parse_output("RESULT: 8 switches\n")
+    with pytest.raises(ToolError, match="schema"):
+        sbi.parse_output(json.dumps({"type": "summary", "schema": 2, "data": {}}))
+
+
+def test_missing_binary_names_the_build_command(monkeypatch):
+    monkeypatch.setattr(sbi, "native_tool", lambda name: None)
+    with pytest.raises(ToolError, match="cargo build --release -p sdnbench-ofload"):
+        sbi.run_ofload("127.0.0.1", 6653)
