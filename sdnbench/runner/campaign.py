@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -179,6 +180,11 @@ def _run_trial(trial: Trial, net: EmulatedNetwork | None, adapter, rundir: Path,
     except SdnbenchError as exc:
         store.save_trial(_record(trial, "failed", str(exc), env, {"setup_s": setup_s}, started))
         progress.trial(trial, "failed", time.monotonic() - t0, str(exc).splitlines()[0][:100])
+        return
+    except Exception as exc:  # a bug, not a measurement: keep it with the trial and go on
+        store.save_trial(_record(trial, "failed", f"internal error: {exc!r}", env, {"setup_s": setup_s}, started),
+                         raw={"traceback": traceback.format_exc()})
+        progress.trial(trial, "failed", time.monotonic() - t0, f"internal error: {exc!r}"[:100])
         return
     finally:
         for host in (net.hosts.values() if net else ()):

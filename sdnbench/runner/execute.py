@@ -27,7 +27,7 @@ def execute(trial: Trial, net, adapter, workdir: Path) -> tuple[list[FlowResult]
 
 
 def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
-    from ..workloads.sbi import OfloadOptions, run_ofload, topology_links
+    from ..workloads.sbi import OfloadOptions, run_ofload
 
     opts = OfloadOptions(
         switches=trial.setting("switches"), macs_per_switch=trial.setting("macs_per_switch"),
@@ -35,6 +35,8 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
         warmup_loops=trial.workload["warmup_loops"], throughput=trial.setting("mode") == "throughput",
         window=trial.setting("window"), extra_args=list(trial.workload["options"]))
     if trial.workload["topology_aware"]:
+        from ..workloads.sbi import topology_links
+
         topo_file = workdir / "ofload-topology.json"
         topo_file.write_text(json.dumps(topology_links(trial.graph)))
         opts.topology_file = topo_file

@@ -14,6 +14,21 @@ def _at(exp: Experiment, key: str, message: str) -> str:
     return f"{exp.path}:{line}: {key}: {message}" if line else f"{exp.path}: {key}: {message}"
 
 
+def _southbound_problems(exp: Experiment, i: int) -> list[str]:
+    """sbi needs the ofload binary and controllers that take OpenFlow connections."""
+    from ..paths import build_hint, native_tool
+
+    problems = []
+    if native_tool("sdnbench-ofload") is None:
+        problems.append(_at(exp, f"workloads[{i}].type",
+                            f"sdnbench-ofload is not built; fix: {build_hint('sdnbench-ofload')}"))
+    for j, spec in enumerate(exp.controllers):
+        if spec.kind == "none":
+            problems.append(_at(exp, f"controllers[{j}].kind", f"'none' has no controller to load; workload "
+                                                               f"{exp.workloads[i]['name']} needs one"))
+    return problems
+
+
 def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
     """Problems that would stop the experiment here (empty when it can run)."""
     from ..controllers import ADAPTERS
@@ -32,6 +47,9 @@ def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
             problems.append(_at(exp, key, f"{spec.kind} speaks OpenFlow {', '.join(cls.openflow_versions)} only, "
                                           f"not {spec.openflow}"))
     for i, wl in enumerate(exp.workloads):
+        if wl["type"] == "sbi":
+            problems += _southbound_problems(exp, i)
+            continue
         try:
             engine = engine_class(wl["engine"])
         except ToolError as exc:
