@@ -157,8 +157,8 @@ fn spawn_echo(sock: UdpSocket, flow: u32, stop: Arc<AtomicBool>, l2_overhead: us
                 let arrival = if ts { batch.rx_timestamp(i).unwrap_or(now) } else { now };
                 let o = st.observe(p.seq, p.send_ns, p.intended_ns, arrival, batch.lens[i], batch.lens[i] + l2_overhead);
                 if let (Some(r), tgen_core::stats::Outcome::New | tgen_core::stats::Outcome::Reordered) = (p.reflect_ns, o) {
-                    fwd.add(r as f64 - p.send_ns as f64);
-                    rev.add(arrival as f64 - r as f64);
+                    fwd.add((r as i64 - p.send_ns as i64) as f64);
+                    rev.add((arrival as i64 - r as i64) as f64);
                 }
             }
         }

@@ -193,12 +193,13 @@ impl FlowStats {
         self.rx_pkts += 1;
         let delay = arrival_ns as i64 - send_ns as i64;
         self.delay_ns.add(delay as f64);
-        self.delay_from_intended_ns.add(arrival_ns as f64 - intended_ns as f64);
+        // Differences are taken in integers: epoch nanoseconds (~1.7e18) exceed f64's 53-bit mantissa.
+        self.delay_from_intended_ns.add((arrival_ns as i64 - intended_ns as i64) as f64);
         self.keep_sample(delay);
         // RFC 3550 section 6.4.1: D(i,j) = (Rj - Ri) - (Sj - Si); J += (|D| - J) / 16,
         // taken between consecutive arrivals.
         if let Some((pr, ps)) = self.prev {
-            let d = (arrival_ns as f64 - pr as f64) - (send_ns as f64 - ps as f64);
+            let d = ((arrival_ns as i64 - pr as i64) - (send_ns as i64 - ps as i64)) as f64;
             self.jitter_ns += (d.abs() - self.jitter_ns) / 16.0;
         }
         if let Some(pd) = self.prev_delay {
@@ -290,8 +291,9 @@ mod tests {
         let mut f = flow();
         let mut j = 0.0f64;
         for (i, d) in delays_ms.iter().enumerate() {
-            let s = 1_000_000_000u64 + i as u64 * 10_000_000;
-            let r = s + (d * 1e6) as u64;
+            // Realistic epoch times: a float subtraction of these would lose ~256 ns.
+            let s = 1_763_700_000_123_456_789u64 + i as u64 * 10_000_000;
+            let r = s + (d * 1e6) as u64 + 7;
             f.observe(i as u64, s, s, r, 64, 106);
             if i > 0 {
                 j += ((d - delays_ms[i - 1]).abs() - j) / 16.0;
