@@ -65,7 +65,7 @@ class NetnsHost:
 
 @dataclass
 class NsPair:
-    """Host a (10.x.y.1) and host b (10.x.y.2) on one veth pair."""
+    """Host a (10.x.y.1) and host b (10.x.y.2) on one veth pair; each veth end is named like its namespace."""
 
     a: NetnsHost
     b: NetnsHost

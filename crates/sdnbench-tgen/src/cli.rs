@@ -64,6 +64,7 @@ pub fn command() -> Command {
         .arg(opt("batch", "PACKETS", "Most packets per sendmmsg call [default: 32]"))
         .arg(opt("late-threshold", "DURATION", "A packet sent later than this after its intended time counts as late [default: 100us]"))
         .arg(opt("grace", "DURATION", "With --duration: extra time to send overdue slots before they count as missed [default: 1s]"))
+        .arg(flag("gso", "Send each batch of equal-size packets with one UDP GSO sendmsg (Linux >= 4.18; falls back to sendmmsg)"))
         .arg(flag("echo", "Round-trip mode: the receiver (recv --echo) reflects every probe; report RTT"))
         .arg(opt("linger", "DURATION", "Echo mode: wait this long for replies after the last send [default: 1s]"))
         .arg(opt("min-rate-ratio", "RATIO", "Exit 1 if achieved/scheduled send rate of any flow is below this (0.99)"))
@@ -178,7 +179,7 @@ fn udp_send(m: &ArgMatches) -> Result<UdpSendConfig, String> {
         echo: m.get_flag("echo"), linger_ns: dur(m, "linger")?.unwrap_or(1_000_000_000),
         min_rate_ratio: get(m, "min-rate-ratio").map(|_| num(m, "min-rate-ratio", 0.0)).transpose()?,
         max_loss_pct: get(m, "max-loss-pct").map(|_| num(m, "max-loss-pct", 0.0)).transpose()?,
-        seed: num(m, "seed", 1u64)?, preset,
+        seed: num(m, "seed", 1u64)?, preset, gso: m.get_flag("gso"),
     })
 }
 

@@ -41,6 +41,8 @@ pub struct UdpSendConfig {
     pub max_loss_pct: Option<f64>,
     pub seed: u64,
     pub preset: Option<String>,
+    /// Use UDP GSO (one sendmsg per batch) when every packet has the same size.
+    pub gso: bool,
 }
 
 /// One flow's sending state.
@@ -60,6 +62,8 @@ struct TxFlow {
     lateness_ns: Moments,
     last_send_ns: u64,
     done: bool,
+    /// Contiguous buffer for UDP GSO sends (empty when GSO is off or sizes vary).
+    gso: Vec<u8>,
 }
 
 impl TxFlow {
@@ -70,10 +74,12 @@ impl TxFlow {
 
     /// Stamps and sends every packet due at `now` (up to one batch).
     fn send_due(&mut self, cfg: &UdpSendConfig, start: u64, now: u64) {
-        let (name, name_len) = sys::to_sockaddr(&cfg.dst);
+        let (mut name, name_len) = sys::to_sockaddr(&cfg.dst);
         let kind = if cfg.echo { Kind::EchoRequest } else { Kind::Data };
+        let cap = if self.gso.is_empty() { self.batch.capacity() } else { self.gso.len() / cfg.sizes.max() };
         let mut n = 0;
-        while n < self.batch.capacity() && !self.done && start + self.next_offset <= now {
+        let mut bytes = 0;
+        while n < cap && !self.done && start + self.next_offset <= now {
             if !Self::in_run(cfg, self.seq, self.next_offset) {
                 self.done = true;
                 break;
@@ -82,10 +88,15 @@ impl TxFlow {
             let len = cfg.sizes.draw(&mut self.sizes_rng);
             let mut p = Probe::data(self.id, self.seq, now, intended);
             p.kind = kind;
-            p.encode(&mut self.batch.bufs[n]);
-            self.batch.lens[n] = len;
-            self.batch.names[n] = name;
-            self.batch.name_lens[n] = name_len;
+            if self.gso.is_empty() {
+                p.encode(&mut self.batch.bufs[n]);
+                self.batch.lens[n] = len;
+                self.batch.names[n] = name;
+                self.batch.name_lens[n] = name_len;
+            } else {
+                p.encode(&mut self.gso[bytes..bytes + len]);
+            }
+            bytes += len;
             let late = now - intended;
             self.lateness_ns.add(late as f64);
             if late > cfg.late_threshold_ns {
@@ -98,9 +109,26 @@ impl TxFlow {
         if n == 0 {
             return;
         }
-        let (sent, err) = self.batch.send(self.sock.as_raw_fd(), n);
+        let fd = self.sock.as_raw_fd();
+        let (sent, err) = if self.gso.is_empty() {
+            self.batch.send(fd, n)
+        } else {
+            let seg = cfg.sizes.max();
+            match sys::send_gso(fd, &mut self.gso[..bytes], seg as u16, &mut name, name_len) {
+                Ok(()) => (n, None),
+                Err(_) => {
+                    // No UDP GSO here: fall back to sendmmsg for this batch and the rest of the run.
+                    for k in 0..n {
+                        self.batch.bufs[k][..seg].copy_from_slice(&self.gso[k * seg..(k + 1) * seg]);
+                        (self.batch.lens[k], self.batch.names[k], self.batch.name_lens[k]) = (seg, name, name_len);
+                    }
+                    self.gso = Vec::new();
+                    self.batch.send(fd, n)
+                }
+            }
+        };
         self.tx_pkts += sent as u64;
-        self.tx_bytes += self.batch.lens[..sent].iter().sum::<usize>() as u64;
+        self.tx_bytes += if sent == n { bytes as u64 } else { self.batch.lens[..sent].iter().sum::<usize>() as u64 };
         if let Some(e) = err {
             // The unsent rest keeps its sequence numbers: the receiver counts them lost.
             self.send_errors += (n - sent) as u64;
@@ -193,7 +221,7 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
         flows.push(TxFlow {
             id, sock, sched, next_offset: first, sizes_rng: Rng::new(cfg.seed ^ (0xabcd + k as u64)), batch,
             seq: 0, tx_pkts: 0, tx_bytes: 0, send_errors: 0, last_error: None, late: 0,
-            lateness_ns: Moments::default(), last_send_ns: 0, done: false,
+            lateness_ns: Moments::default(), last_send_ns: 0, done: false, gso: gso_buffer(cfg),
         });
     }
     // A short lead lets every flow start on the same instant.
@@ -302,6 +330,17 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
         out::emit("summary", d);
     }
     Ok(code)
+}
+
+/// A GSO buffer of up to 64 equal segments within one 64 KiB datagram, or empty.
+fn gso_buffer(cfg: &UdpSendConfig) -> Vec<u8> {
+    match cfg.sizes {
+        SizeDist::Constant(len) if cfg.gso => {
+            let segs = cfg.batch.min(64).min(65_000 / len);
+            if segs >= 2 { vec![0u8; segs * len] } else { Vec::new() }
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn pattern_name(cfg: &UdpSendConfig) -> Value {
