@@ -130,3 +130,24 @@ def test_voip_preset_and_min_rate_threshold(ns_pair):
                     "--min-rate-ratio", "10")
     finish(rx)
     assert code == 1 and tx[0]["rate_ok"] is False
+
+
+def test_video_stream_frames_and_stalls(ns_pair):
+    port = free_port()
+    rx = start_receiver(ns_pair.b, ["--bind", f"{ns_pair.b.ip}:{port}", "--playout-buffer", "200ms"])
+    code, tx = send(ns_pair.a, "--to", f"{ns_pair.b.ip}:{port}", "--video-bitrate", "4Mbps", "--fps", "25",
+                    "--duration", "2s")
+    _, out = finish(rx)
+    v = summaries(out, "receiver")[0]["video"]
+    # 2 s at 25 frames/s is exactly 50 frames; an unshaped veth delivers all without a stall.
+    assert code == 0 and (v["frames_expected"], v["frames_complete"], v["stalls"]) == (50, 50, 0)
+    assert 160 <= v["startup_delay_ms"] < 400
+    # Shape the sender's veth below the stream's bit rate: the queue grows past the buffer.
+    dev = ns_pair.names[0]
+    ns_pair.a.run(["tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "3mbit", "burst", "32kb",
+                   "latency", "2s"]).check_returncode()
+    rx = start_receiver(ns_pair.b, ["--bind", f"{ns_pair.b.ip}:{port}", "--playout-buffer", "200ms"])
+    send(ns_pair.a, "--to", f"{ns_pair.b.ip}:{port}", "--video-bitrate", "4Mbps", "--duration", "2s")
+    _, out = finish(rx)
+    v = summaries(out, "receiver")[0]["video"]
+    assert v["stalls"] >= 1 and v["stall_total_ms"] > 0

@@ -49,7 +49,8 @@ def _check(validator, text: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("extra", [[], ["--pattern", "poisson", "--payload-dist", "uniform:40-200"],
-                                   ["--on", "20ms", "--off", "20ms", "--flows", "2"]])
+                                   ["--on", "20ms", "--off", "20ms", "--flows", "2"],
+                                   ["--video-bitrate", "2Mbps", "--gso"]])
 def test_udp_lines_match_schema(extra):
     v, port = _validator(), free_port()
     flows = "2" if "--flows" in extra else "1"
@@ -61,6 +62,8 @@ def test_udp_lines_match_schema(extra):
     assert any(x["type"] == "interval" for x in lines)
     rx = summaries(out, "receiver")
     assert len(rx) == int(flows)
+    if "--video-bitrate" in extra:
+        assert rx[0]["video"]["frames_complete"] == rx[0]["video"]["frames_expected"] > 0
     assert sum(r["rx_pkts"] for r in rx) == sum(s["tx_pkts"] for s in summaries(tx.stdout, "sender"))
 
 

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use tgen_core::schedule::{Arrivals, OnOff, SizeDist};
 use tgen_core::units::{parse_bytes, parse_duration_ns, parse_rate, Rate};
+use tgen_core::video::{VideoParams, VIDEO_FIELDS_LEN};
 use tgen_core::wire::HEADER_LEN;
 
 use crate::recv::RecvConfig;
@@ -55,6 +56,11 @@ pub fn command() -> Command {
         .arg(flag("exponential-onoff", "Draw on/off lengths from exponential distributions with those means"))
         .arg(opt("preset", "g711|g729", "VoIP preset: G.711 = 172 B (12 B RTP + 160 B) at 50 pps; G.729 = 32 B (12 + 20) at 50 pps").value_parser(["g711", "g729"]))
         .arg(flag("silence-suppression", "With --preset: exponential talk spurts 1.004 s / pauses 1.587 s (ITU-T P.59)"))
+        .arg(opt("video-bitrate", "RATE", "Video stream instead of probes: encoded bit rate (4Mbps); frames leave as bursts of --payload-sized packets (default 1200B)"))
+        .arg(opt("fps", "FRAMES", "Video: frames per second [default: 25]"))
+        .arg(opt("gop", "FRAMES", "Video: frames per group of pictures, one I-frame each [default: 12]"))
+        .arg(opt("i-ratio", "RATIO", "Video: I-frame size / P-frame size [default: 4]"))
+        .arg(opt("frame-noise", "SIGMA", "Video: log-normal sigma of frame sizes, 0 = constant [default: 0.2]"))
         .arg(opt("duration", "DURATION", "Run length (10s, 500ms); UDP slots after it are not scheduled"))
         .arg(opt("count", "PACKETS", "Send exactly this many packets per flow (UDP)"))
         .arg(opt("size", "SIZE", "TCP: bytes to transfer (1GB = 10^9 B, 1GiB = 2^30 B)"))
@@ -83,6 +89,7 @@ pub fn command() -> Command {
         .arg(opt("max-loss-pct", "PERCENT", "Exit 1 if any flow lost more than this percentage"))
         .arg(flag("clock-synced", "Sender runs on another kernel whose clock is synchronised (PTP): report one-way delay anyway"))
         .arg(opt("batch", "PACKETS", "Most datagrams per recvmmsg call [default: 64]"))
+        .arg(opt("playout-buffer", "DURATION", "Video flows: content buffered before playback starts [default: 1s]"))
         .arg(opt("max-seq", "N", "Refuse sequence numbers at or above this (bounds the duplicate bitmap) [default: 2^32]"))
         .arg(opt("max-samples", "N", "Delays kept per flow for percentiles; reservoir-sampled beyond [default: 20000000]"));
     Command::new("sdnbench-tgen").about(ABOUT).version(env!("CARGO_PKG_VERSION"))
@@ -171,6 +178,10 @@ fn udp_send(m: &ArgMatches) -> Result<UdpSendConfig, String> {
         return Err("give --duration (10s) or --count (packets)".into());
     }
     let arrivals = if get(m, "pattern") == Some("poisson") { Arrivals::Poisson } else { Arrivals::Constant };
+    let video = video_params(m, get(m, "payload").map_or(1200, |_| payload as usize))?;
+    if video.is_some() && m.get_flag("echo") {
+        return Err("--video-bitrate and --echo do not combine (video probes carry frame fields where echo replies carry a timestamp)".into());
+    }
     let bind_default = if dst.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
     Ok(UdpSendConfig {
         dst, bind: addr(m, "bind", bind_default)?, flows: num(m, "flows", 1u32)?.max(1), flow_id_base: num(m, "flow-id", 0u32)?,
@@ -179,8 +190,25 @@ fn udp_send(m: &ArgMatches) -> Result<UdpSendConfig, String> {
         echo: m.get_flag("echo"), linger_ns: dur(m, "linger")?.unwrap_or(1_000_000_000),
         min_rate_ratio: get(m, "min-rate-ratio").map(|_| num(m, "min-rate-ratio", 0.0)).transpose()?,
         max_loss_pct: get(m, "max-loss-pct").map(|_| num(m, "max-loss-pct", 0.0)).transpose()?,
-        seed: num(m, "seed", 1u64)?, preset, gso: m.get_flag("gso"),
+        seed: num(m, "seed", 1u64)?, preset, gso: m.get_flag("gso"), video,
     })
+}
+
+fn video_params(m: &ArgMatches, max_payload: usize) -> Result<Option<VideoParams>, String> {
+    let Some(s) = get(m, "video-bitrate") else { return Ok(None) };
+    let bitrate_bps = match parse_rate(s).map_err(|e| format!("--video-bitrate: {e}"))? {
+        Rate::Bps(b) if b > 0.0 => b,
+        _ => return Err("--video-bitrate: give a bit rate above zero (4Mbps)".into()),
+    };
+    if max_payload < HEADER_LEN + VIDEO_FIELDS_LEN {
+        return Err(format!("--payload: video packets need at least {} bytes", HEADER_LEN + VIDEO_FIELDS_LEN));
+    }
+    let p = VideoParams { bitrate_bps, fps: num(m, "fps", 25.0)?, gop: num(m, "gop", 12u32)?.max(1),
+                          i_ratio: num(m, "i-ratio", 4.0)?, max_payload, noise: num(m, "frame-noise", 0.2)? };
+    if !(p.fps > 0.0 && p.i_ratio > 0.0 && p.noise >= 0.0) {
+        return Err("--fps and --i-ratio must be above zero, --frame-noise at least zero".into());
+    }
+    Ok(Some(p))
 }
 
 fn udp_recv(m: &ArgMatches) -> Result<RecvConfig, String> {
@@ -192,6 +220,7 @@ fn udp_recv(m: &ArgMatches) -> Result<RecvConfig, String> {
         echo: m.get_flag("echo"), max_loss_pct: get(m, "max-loss-pct").map(|_| num(m, "max-loss-pct", 0.0)).transpose()?,
         clock_synced: m.get_flag("clock-synced"), batch: num(m, "batch", 64usize)?.clamp(1, 1024),
         seq_limit: num(m, "max-seq", 1u64 << 32)?, sample_cap: num(m, "max-samples", 20_000_000usize)?,
+        playout_buffer_ns: dur(m, "playout-buffer")?.unwrap_or(1_000_000_000),
     })
 }
 

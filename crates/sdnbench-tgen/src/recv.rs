@@ -7,8 +7,9 @@ use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 
 use serde_json::{json, Map, Value};
-use tgen_core::stats::FlowStats;
-use tgen_core::wire::{DecodeError, Kind, Probe, HEADER_LEN};
+use tgen_core::stats::{FlowStats, Outcome};
+use tgen_core::video::{self, Playout};
+use tgen_core::wire::{DecodeError, Kind, Probe, FLAG_VIDEO, HEADER_LEN};
 
 use crate::out::{self, flow_fields};
 use crate::send::FIN_LEN;
@@ -29,6 +30,7 @@ pub struct RecvConfig {
     pub batch: usize,
     pub seq_limit: u64,
     pub sample_cap: usize,
+    pub playout_buffer_ns: u64,
 }
 
 /// One flow as the receiver sees it, keyed by sender address and flow id.
@@ -36,6 +38,7 @@ struct RxFlow {
     stats: FlowStats,
     fin_at: Option<u64>,
     same_kernel: Option<bool>,
+    playout: Option<Playout>,
 }
 
 #[derive(Default)]
@@ -86,12 +89,19 @@ impl Receiver<'_> {
         let (cfg, order) = (self.cfg, &mut self.order);
         let flow = self.flows.entry(key).or_insert_with(|| {
             order.push(key);
-            RxFlow { stats: FlowStats::new(p.flow_id, cfg.seq_limit, cfg.sample_cap), fin_at: None, same_kernel: None }
+            RxFlow { stats: FlowStats::new(p.flow_id, cfg.seq_limit, cfg.sample_cap), fin_at: None, same_kernel: None, playout: None }
         });
         self.last_packet = Some(arrival);
         match p.kind {
             Kind::Data | Kind::EchoRequest => {
-                flow.stats.observe(p.seq, p.send_ns, p.intended_ns, arrival, data.len(), data.len() + self.overhead);
+                let o = flow.stats.observe(p.seq, p.send_ns, p.intended_ns, arrival, data.len(), data.len() + self.overhead);
+                if let (true, Outcome::New | Outcome::Reordered, Some((frame, _, frags))) =
+                    (p.flags & FLAG_VIDEO != 0, o, video::decode_fields(data))
+                {
+                    // Frame numbers cannot outrun sequence numbers: the same bound keeps memory finite.
+                    let limit = self.cfg.seq_limit.min(u32::MAX as u64) as u32;
+                    flow.playout.get_or_insert_with(|| Playout::new(limit)).observe(frame, frags, p.intended_ns, arrival);
+                }
                 if p.kind == Kind::EchoRequest && self.cfg.echo && *n_replies < self.replies.capacity() {
                     let r = *n_replies;
                     let buf = &mut self.replies.bufs[r];
@@ -221,6 +231,15 @@ pub fn run_udp(cfg: &RecvConfig) -> Result<i32, String> {
         d.insert("owd_valid".into(), json!(valid));
         d.insert("fin_received".into(), json!(f.fin_at.is_some()));
         d.extend(flow_fields(&mut f.stats, "owd", valid));
+        if let Some(p) = &f.playout {
+            let r = p.report(cfg.playout_buffer_ns);
+            d.insert("video".into(), json!({
+                "playout_buffer_ms": cfg.playout_buffer_ns as f64 / 1e6, "frames_expected": r.frames_expected,
+                "frames_complete": r.frames_complete, "frames_skipped": r.frames_skipped,
+                "startup_delay_ms": out::ms(r.startup_delay_ns.filter(|_| valid).map(|v| v as f64)),
+                "stalls": r.stalls, "stall_total_ms": r.stall_total_ns as f64 / 1e6,
+            }));
+        }
         if cfg.max_loss_pct.is_some_and(|m| d["loss_pct"].as_f64().unwrap_or(0.0) > m) {
             code = 1;
         }

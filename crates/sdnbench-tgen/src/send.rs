@@ -10,8 +10,10 @@ use std::thread::JoinHandle;
 
 use serde_json::{json, Value};
 use tgen_core::schedule::{Arrivals, OnOff, Rng, Schedule, SizeDist};
+use tgen_core::source::{Slot, Source};
+use tgen_core::video::{self, VideoParams, VideoSource};
 use tgen_core::stats::{FlowStats, Moments};
-use tgen_core::wire::{Kind, Probe, HEADER_LEN};
+use tgen_core::wire::{Kind, Probe, FLAG_VIDEO, HEADER_LEN};
 
 use crate::out::{self, flow_fields};
 use crate::sys::{self, Batch};
@@ -43,15 +45,16 @@ pub struct UdpSendConfig {
     pub preset: Option<String>,
     /// Use UDP GSO (one sendmsg per batch) when every packet has the same size.
     pub gso: bool,
+    /// A video stream instead of probe packets (rate and sizes then come from it).
+    pub video: Option<VideoParams>,
 }
 
 /// One flow's sending state.
 struct TxFlow {
     id: u32,
     sock: UdpSocket,
-    sched: Schedule,
-    next_offset: u64,
-    sizes_rng: Rng,
+    src: Source,
+    slot: Slot,
     batch: Batch,
     seq: u64,
     tx_pkts: u64,
@@ -79,16 +82,23 @@ impl TxFlow {
         let cap = if self.gso.is_empty() { self.batch.capacity() } else { self.gso.len() / cfg.sizes.max() };
         let mut n = 0;
         let mut bytes = 0;
-        while n < cap && !self.done && start + self.next_offset <= now {
-            if !Self::in_run(cfg, self.seq, self.next_offset) {
+        while n < cap && !self.done && start + self.slot.offset_ns <= now {
+            if !Self::in_run(cfg, self.seq, self.slot.offset_ns) {
                 self.done = true;
                 break;
             }
-            let intended = start + self.next_offset;
-            let len = cfg.sizes.draw(&mut self.sizes_rng);
+            let intended = start + self.slot.offset_ns;
+            let len = self.slot.len;
             let mut p = Probe::data(self.id, self.seq, now, intended);
             p.kind = kind;
-            if self.gso.is_empty() {
+            if let Some((frame, frag, frags)) = self.slot.video {
+                p.flags = FLAG_VIDEO;
+                p.encode(&mut self.batch.bufs[n]);
+                video::encode_fields(&mut self.batch.bufs[n], frame, frag, frags);
+                self.batch.lens[n] = len;
+                self.batch.names[n] = name;
+                self.batch.name_lens[n] = name_len;
+            } else if self.gso.is_empty() {
                 p.encode(&mut self.batch.bufs[n]);
                 self.batch.lens[n] = len;
                 self.batch.names[n] = name;
@@ -103,7 +113,7 @@ impl TxFlow {
                 self.late += 1;
             }
             self.seq += 1;
-            self.next_offset = self.sched.next().unwrap_or(u64::MAX);
+            self.slot = self.src.next_slot();
             n += 1;
         }
         if n == 0 {
@@ -140,9 +150,9 @@ impl TxFlow {
     /// Slots of the run that were never sent (the run hit its grace deadline).
     fn missed_slots(&mut self, cfg: &UdpSendConfig) -> u64 {
         let mut missed = 0;
-        while !self.done && Self::in_run(cfg, self.seq + missed, self.next_offset) {
+        while !self.done && Self::in_run(cfg, self.seq + missed, self.slot.offset_ns) {
             missed += 1;
-            self.next_offset = self.sched.next().unwrap_or(u64::MAX);
+            self.slot = self.src.next_slot();
             if cfg.duration_ns.is_none() && cfg.count.is_none() {
                 break;
             }
@@ -214,12 +224,19 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
             let clone = sock.try_clone().map_err(|e| e.to_string())?;
             echoes.push(spawn_echo(clone, id, stop.clone(), overhead));
         }
-        let mut sched = Schedule::new(cfg.arrivals.clone(), cfg.rate_pps, cfg.onoff.clone(), cfg.seed + k as u64);
-        let first = sched.next().unwrap_or(0);
+        let mut src = match &cfg.video {
+            Some(v) => Source::Video(VideoSource::new(v.clone(), cfg.seed + k as u64)),
+            None => Source::Probes {
+                sched: Schedule::new(cfg.arrivals.clone(), cfg.rate_pps, cfg.onoff.clone(), cfg.seed + k as u64),
+                sizes: cfg.sizes.clone(),
+                rng: Rng::new(cfg.seed ^ (0xabcd + k as u64)),
+            },
+        };
+        let slot = src.next_slot();
         let mut batch = Batch::new(cfg.batch, cfg.sizes.max().max(FIN_LEN));
         batch.bufs.iter_mut().for_each(|b| b.fill(0));
         flows.push(TxFlow {
-            id, sock, sched, next_offset: first, sizes_rng: Rng::new(cfg.seed ^ (0xabcd + k as u64)), batch,
+            id, sock, src, slot, batch,
             seq: 0, tx_pkts: 0, tx_bytes: 0, send_errors: 0, last_error: None, late: 0,
             lateness_ns: Moments::default(), last_send_ns: 0, done: false, gso: gso_buffer(cfg),
         });
@@ -241,7 +258,7 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
         for f in flows.iter_mut().filter(|f| !f.done) {
             f.send_due(cfg, start, now);
             if !f.done {
-                next_due = next_due.min(start + f.next_offset);
+                next_due = next_due.min(start + f.slot.offset_ns);
             }
         }
         if flows.iter().all(|f| f.done) {
@@ -284,7 +301,7 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
         let scheduled = f.seq + missed;
         let span_ns = match cfg.duration_ns {
             Some(d) => d,
-            None => f.next_offset.min(u64::MAX / 2).max(1),
+            None => f.slot.offset_ns.min(u64::MAX / 2).max(1),
         };
         let elapsed_ns = span_ns.max(f.last_send_ns.saturating_sub(start));
         let scheduled_pps = scheduled as f64 * 1e9 / span_ns as f64;
@@ -298,7 +315,9 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
             "meter": if cfg.echo { "rtt" } else { "owd" },
             "pattern": pattern_name(cfg), "preset": cfg.preset,
             "payload_mean_bytes": cfg.sizes.mean(),
-            "requested_pps": cfg.rate_pps * cfg.onoff.as_ref().map_or(1.0, |o| o.on_ns / (o.on_ns + o.off_ns)),
+            // A video stream has no nominal packet rate: its schedule is the request.
+            "requested_pps": if cfg.video.is_some() { scheduled_pps }
+                             else { cfg.rate_pps * cfg.onoff.as_ref().map_or(1.0, |o| o.on_ns / (o.on_ns + o.off_ns)) },
             "scheduled_pkts": scheduled, "scheduled_pps": scheduled_pps,
             "tx_pkts": f.tx_pkts, "tx_payload_bytes": f.tx_bytes,
             "tx_l2_bytes": f.tx_bytes + f.tx_pkts * overhead as u64,
@@ -335,7 +354,7 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
 /// A GSO buffer of up to 64 equal segments within one 64 KiB datagram, or empty.
 fn gso_buffer(cfg: &UdpSendConfig) -> Vec<u8> {
     match cfg.sizes {
-        SizeDist::Constant(len) if cfg.gso => {
+        SizeDist::Constant(len) if cfg.gso && cfg.video.is_none() => {
             let segs = cfg.batch.min(64).min(65_000 / len);
             if segs >= 2 { vec![0u8; segs * len] } else { Vec::new() }
         }
@@ -344,6 +363,10 @@ fn gso_buffer(cfg: &UdpSendConfig) -> Vec<u8> {
 }
 
 fn pattern_name(cfg: &UdpSendConfig) -> Value {
+    if let Some(v) = &cfg.video {
+        return json!({"arrivals": "video", "bitrate_bps": v.bitrate_bps, "fps": v.fps, "gop": v.gop,
+                      "i_ratio": v.i_ratio, "max_payload_bytes": v.max_payload, "frame_noise": v.noise});
+    }
     let base = match cfg.arrivals {
         Arrivals::Constant => "constant",
         Arrivals::Poisson => "poisson",

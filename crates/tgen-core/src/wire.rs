@@ -26,6 +26,8 @@ pub const MAGIC: u16 = 0x5354;
 pub const VERSION: u8 = 1;
 /// Set on echo replies that carry the reflector's arrival time.
 pub const FLAG_REFLECT_TS: u8 = 0x01;
+/// Set on video probes: bytes 32..40 hold frame number, fragment index and count.
+pub const FLAG_VIDEO: u8 = 0x02;
 
 /// What a probe packet means to its receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
