@@ -8,7 +8,7 @@ import pytest
 
 from sdnbench.errors import ConfigError
 from sdnbench.workloads.traffic.base import METRICS, FlowSpec
-from sdnbench.workloads.traffic.native import NativeEngine, flow_result, sender_argv
+from sdnbench.workloads.traffic.native import NativeEngine, flow_result, receiver_argv, sender_argv
 
 
 def _line(kind: str, **data) -> str:
@@ -27,6 +27,15 @@ def test_sender_argv_names_units():
     assert tcp[tcp.index("--size") + 1] == "1000000000B"
     icmp = sender_argv("tgen", FlowSpec("p", "h1", "h2", "icmp", count=10, rate_pps=10), "10.0.0.2", 1)
     assert "--echo" in icmp and "--duration" not in icmp
+
+
+def test_video_options_split_between_sender_and_receiver():
+    f = FlowSpec("v", "h1", "h2", "udp", duration_s=5,
+                 options={"video_bitrate": "4Mbps", "fps": 30, "playout_buffer": "500ms", "gso": True})
+    tx, rx = sender_argv("tgen", f, "10.0.0.2", 1), receiver_argv("tgen", f, "10.0.0.2", 1, 20)
+    assert tx[tx.index("--video-bitrate") + 1] == "4Mbps" and tx[tx.index("--fps") + 1] == "30"
+    assert "--gso" in tx and "--playout-buffer" not in tx
+    assert rx[rx.index("--playout-buffer") + 1] == "500ms"
 
 
 def test_unknown_option_is_refused_by_name():

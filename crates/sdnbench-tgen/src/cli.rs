@@ -28,6 +28,20 @@ hosts sharing one kernel (network namespaces) share that clock, so one-way delay
 Output: JSON Lines {\"type\": \"interval|summary|error\", \"schema\": 1, \"data\": {...}} on stdout.\n\
 Exit codes: 0 ok, 1 a threshold (--min-rate-ratio, --max-loss-pct) was not met, 2 error.";
 
+const SEND_EXAMPLES: &str = "Examples:\n  \
+sdnbench-tgen send --to 10.0.0.2:5001 --rate 50kpps --payload 64B --duration 10s --min-rate-ratio 0.99\n  \
+sdnbench-tgen send --to 10.0.0.2:5001 --rate 100Mbps --payload 1024B --count 100000 --pattern poisson\n  \
+sdnbench-tgen send --to 10.0.0.2:5001 --preset g729 --silence-suppression --duration 60s\n  \
+sdnbench-tgen send --to 10.0.0.2:5001 --video-bitrate 4Mbps --fps 25 --duration 30s\n  \
+sdnbench-tgen send --to 10.0.0.2:5001 --echo --rate 10pps --count 1000       (RTT; recv --echo)\n  \
+sdnbench-tgen send --proto tcp --to 10.0.0.2:5001 --size 1GB";
+
+const RECV_EXAMPLES: &str = "Examples:\n  \
+sdnbench-tgen recv --bind 10.0.0.2:5001 --interval 100ms --max-loss-pct 0.1\n  \
+sdnbench-tgen recv --bind 10.0.0.2:5001 --echo\n  \
+sdnbench-tgen recv --proto tcp --bind 10.0.0.2:5001\n\
+The receiver prints 'sdnbench-tgen: listening on ...' on stderr once bound; start senders after it.";
+
 fn opt(name: &'static str, value: &'static str, help: &'static str) -> Arg {
     Arg::new(name).long(name).value_name(value).help(help)
 }
@@ -37,20 +51,21 @@ fn flag(name: &'static str, help: &'static str) -> Arg {
 }
 
 fn proto() -> Arg {
-    opt("proto", "udp|tcp", "Transport [default: udp]").value_parser(["udp", "tcp"]).default_value("udp")
+    opt("proto", "udp|tcp", "Transport").value_parser(["udp", "tcp"]).default_value("udp")
 }
 
 /// The clap command tree (also printed by --help).
 pub fn command() -> Command {
     let send = Command::new("send")
         .about("Send probe flows (UDP, open loop) or a TCP bulk transfer")
+        .after_help(SEND_EXAMPLES)
         .arg(proto())
         .arg(opt("to", "IP:PORT", "Receiver address").required(true))
         .arg(opt("bind", "IP:PORT", "Local address to send from [default: 0.0.0.0:0]"))
         .arg(opt("rate", "RATE", "Send rate while on: packets/s (50kpps, 1Mpps) or L2 frame bit/s (100Mbps) [default: 1kpps]"))
         .arg(opt("payload", "SIZE", "UDP payload per packet incl. the 32 B probe header (64B, 1024B) [default: 64B]"))
         .arg(opt("payload-dist", "DIST", "Payload size distribution: uniform:MIN-MAX or exp:MEAN:MIN-MAX (bytes)"))
-        .arg(opt("pattern", "constant|poisson", "Inter-departure times [default: constant]").value_parser(["constant", "poisson"]))
+        .arg(opt("pattern", "constant|poisson", "Inter-departure times (constant when not given)").value_parser(["constant", "poisson"]))
         .arg(opt("on", "DURATION", "On/off bursts: length of an on period (500ms)"))
         .arg(opt("off", "DURATION", "On/off bursts: length of an off period (500ms)"))
         .arg(flag("exponential-onoff", "Draw on/off lengths from exponential distributions with those means"))
@@ -78,6 +93,7 @@ pub fn command() -> Command {
         .arg(opt("seed", "N", "Seed for Poisson gaps, size draws and on/off lengths [default: 1]"));
     let recv = Command::new("recv")
         .about("Receive probe flows and report per-flow delay, jitter, loss, order and throughput")
+        .after_help(RECV_EXAMPLES)
         .arg(proto())
         .arg(opt("bind", "IP:PORT", "Address to listen on").required(true))
         .arg(opt("duration", "DURATION", "Stop after this long at most (30s)"))

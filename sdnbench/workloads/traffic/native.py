@@ -27,8 +27,13 @@ OPTION_FLAGS = {
     "pattern": "--pattern", "on": "--on", "off": "--off", "preset": "--preset",
     "payload_dist": "--payload-dist", "min_rate_ratio": "--min-rate-ratio",
     "write_size": "--write-size", "batch": "--batch", "seed": "--seed", "flows": "--flows",
+    "video_bitrate": "--video-bitrate", "fps": "--fps", "gop": "--gop", "i_ratio": "--i-ratio",
+    "frame_noise": "--frame-noise", "late_threshold": "--late-threshold",
 }
-BOOL_OPTIONS = {"silence_suppression": "--silence-suppression", "exponential_onoff": "--exponential-onoff"}
+BOOL_OPTIONS = {"silence_suppression": "--silence-suppression", "exponential_onoff": "--exponential-onoff",
+                "gso": "--gso"}
+#: Options for the receiving side only.
+RECV_OPTION_FLAGS = {"playout_buffer": "--playout-buffer", "interval": "--interval"}
 FIRST_PORT = 5201
 
 
@@ -39,10 +44,11 @@ def _fmt(x: float) -> str:
 
 def sender_argv(tool: str, flow: FlowSpec, dst_ip: str, port: int) -> list[str]:
     """The sdnbench-tgen send command line for one flow."""
-    unknown = set(flow.options) - set(OPTION_FLAGS) - set(BOOL_OPTIONS)
+    known = set(OPTION_FLAGS) | set(BOOL_OPTIONS) | set(RECV_OPTION_FLAGS)
+    unknown = set(flow.options) - known
     if unknown:
-        raise ConfigError(f"unknown option(s) {sorted(unknown)} for the native engine; "
-                          f"known: {sorted(OPTION_FLAGS) + sorted(BOOL_OPTIONS)}", key=f"flows.{flow.flow_id}")
+        raise ConfigError(f"unknown option(s) {sorted(unknown)} for the native engine; known: {sorted(known)}",
+                          key=f"flows.{flow.flow_id}")
     proto = "tcp" if flow.proto == "tcp" else "udp"
     argv = [tool, "send", "--proto", proto, "--to", f"{dst_ip}:{port}"]
     if proto == "tcp":
@@ -81,6 +87,9 @@ def receiver_argv(tool: str, flow: FlowSpec, dst_ip: str, port: int, max_s: floa
         argv += ["--expect-flows", str(int(flow.options.get("flows", 1)))]
         if flow.meter == "rtt" or flow.proto == "icmp":
             argv.append("--echo")
+        for key, flag in RECV_OPTION_FLAGS.items():
+            if key in flow.options:
+                argv += [flag, str(flow.options[key])]
     return argv
 
 
