@@ -265,3 +265,36 @@ pub fn action(m: &ArgMatches) -> Result<Action, String> {
         _ => Err("unknown subcommand".into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Action, String> {
+        let m = command().try_get_matches_from(std::iter::once("sdnbench-tgen").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        action(&m)
+    }
+
+    #[test]
+    fn bit_rate_counts_l2_frames() {
+        // 1024 B payload + 42 B of UDP/IPv4/Ethernet headers = 8528 bit per frame.
+        let Ok(Action::SendUdp(c)) = parse(&["send", "--to", "10.0.0.2:9", "--rate", "8.528Mbps", "--payload", "1024B", "--count", "1"])
+        else { panic!("not a UDP sender") };
+        assert!((c.rate_pps - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn presets_and_refusals() {
+        let Ok(Action::SendUdp(c)) = parse(&["send", "--to", "10.0.0.2:9", "--preset", "g729", "--duration", "1s"])
+        else { panic!("not a UDP sender") };
+        assert_eq!((c.rate_pps, c.sizes.max()), (50.0, 32));
+        for bad in [&["send", "--to", "10.0.0.2:9", "--count", "1", "--on", "1s"][..],
+                    &["send", "--to", "10.0.0.2:9"],
+                    &["send", "--to", "10.0.0.2:9", "--count", "1", "--payload", "31B"],
+                    &["send", "--to", "10.0.0.2:9", "--count", "1", "--video-bitrate", "1kpps"],
+                    &["send", "--proto", "tcp", "--to", "10.0.0.2:9", "--size", "1GB", "--duration", "1s"]] {
+            assert!(parse(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

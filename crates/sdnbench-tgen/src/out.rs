@@ -61,10 +61,10 @@ pub fn flow_fields(f: &mut FlowStats, prefix: &str, delay_valid: bool) -> Map<St
     let span = f.active_s();
     let rate = |x: f64| if span > 0.0 && f.rx_pkts > 1 { json!(x) } else { Value::Null };
     // N arrivals span N-1 gaps: rates use (N-1) packets' worth over the arrival span.
-    let per_pkt = |total: u64| total as f64 * (f.rx_pkts - 1).max(0) as f64 / f.rx_pkts.max(1) as f64;
+    let per_pkt = |total: u64| total as f64 * f.rx_pkts.saturating_sub(1) as f64 / f.rx_pkts.max(1) as f64;
     m.insert("rx_payload_bytes".into(), json!(f.payload_bytes));
     m.insert("rx_duration_s".into(), json!(span));
-    m.insert("rx_pps".into(), rate((f.rx_pkts.max(1) - 1) as f64 / span));
+    m.insert("rx_pps".into(), rate(f.rx_pkts.saturating_sub(1) as f64 / span));
     m.insert("rx_payload_bps".into(), rate(per_pkt(f.payload_bytes) * 8.0 / span));
     m.insert("rx_l2_bps".into(), rate(per_pkt(f.l2_bytes) * 8.0 / span));
     m

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tgen_core::schedule::{Arrivals, OnOff, Rng, Schedule, SizeDist};
 use tgen_core::source::{Slot, Source};
 use tgen_core::video::{self, VideoParams, VideoSource};
-use tgen_core::stats::{FlowStats, Moments};
+use tgen_core::stats::{ns_diff, FlowStats, Moments, Outcome};
 use tgen_core::wire::{Kind, Probe, FLAG_VIDEO, HEADER_LEN};
 
 use crate::out::{self, flow_fields};
@@ -82,7 +82,7 @@ impl TxFlow {
         let cap = if self.gso.is_empty() { self.batch.capacity() } else { self.gso.len() / cfg.sizes.max() };
         let mut n = 0;
         let mut bytes = 0;
-        while n < cap && !self.done && start + self.slot.offset_ns <= now {
+        while n < cap && !self.done && start.saturating_add(self.slot.offset_ns) <= now {
             if !Self::in_run(cfg, self.seq, self.slot.offset_ns) {
                 self.done = true;
                 break;
@@ -194,9 +194,9 @@ fn spawn_echo(sock: UdpSocket, flow: u32, stop: Arc<AtomicBool>, l2_overhead: us
                 }
                 let arrival = if ts { batch.rx_timestamp(i).unwrap_or(now) } else { now };
                 let o = st.observe(p.seq, p.send_ns, p.intended_ns, arrival, batch.lens[i], batch.lens[i] + l2_overhead);
-                if let (Some(r), tgen_core::stats::Outcome::New | tgen_core::stats::Outcome::Reordered) = (p.reflect_ns, o) {
-                    fwd.add((r as i64 - p.send_ns as i64) as f64);
-                    rev.add((arrival as i64 - r as i64) as f64);
+                if let (Some(r), Outcome::New | Outcome::Reordered) = (p.reflect_ns, o) {
+                    fwd.add(ns_diff(r, p.send_ns) as f64);
+                    rev.add(ns_diff(arrival, r) as f64);
                 }
             }
         }
@@ -258,7 +258,7 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
         for f in flows.iter_mut().filter(|f| !f.done) {
             f.send_due(cfg, start, now);
             if !f.done {
-                next_due = next_due.min(start + f.slot.offset_ns);
+                next_due = next_due.min(start.saturating_add(f.slot.offset_ns));
             }
         }
         if flows.iter().all(|f| f.done) {

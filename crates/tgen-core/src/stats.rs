@@ -71,6 +71,13 @@ impl SeqSet {
     }
 }
 
+/// `a - b` in nanoseconds, exact for any realistic times and clamped (never
+/// overflowing) for corrupt ones; epoch nanoseconds exceed an f64's 53-bit mantissa,
+/// so differences are always taken in integers first.
+pub fn ns_diff(a: u64, b: u64) -> i64 {
+    (a as i128 - b as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 /// What the receiver made of one arriving probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -191,19 +198,18 @@ impl FlowStats {
             }
         }
         self.rx_pkts += 1;
-        let delay = arrival_ns as i64 - send_ns as i64;
+        let delay = ns_diff(arrival_ns, send_ns);
         self.delay_ns.add(delay as f64);
-        // Differences are taken in integers: epoch nanoseconds (~1.7e18) exceed f64's 53-bit mantissa.
-        self.delay_from_intended_ns.add((arrival_ns as i64 - intended_ns as i64) as f64);
+        self.delay_from_intended_ns.add(ns_diff(arrival_ns, intended_ns) as f64);
         self.keep_sample(delay);
         // RFC 3550 section 6.4.1: D(i,j) = (Rj - Ri) - (Sj - Si); J += (|D| - J) / 16,
         // taken between consecutive arrivals.
         if let Some((pr, ps)) = self.prev {
-            let d = ((arrival_ns as i64 - pr as i64) - (send_ns as i64 - ps as i64)) as f64;
+            let d = ((arrival_ns as i128 - pr as i128) - (send_ns as i128 - ps as i128)) as f64;
             self.jitter_ns += (d.abs() - self.jitter_ns) / 16.0;
         }
         if let Some(pd) = self.prev_delay {
-            self.ipdv_abs_ns.add((delay - pd).abs() as f64);
+            self.ipdv_abs_ns.add((delay as i128 - pd as i128).abs() as f64);
         }
         self.prev = Some((arrival_ns, send_ns));
         self.prev_delay = Some(delay);
@@ -332,5 +338,21 @@ mod tests {
         }
         assert!(f.percentiles().unwrap().sampled);
         assert_eq!(f.samples.len(), 10);
+    }
+
+    proptest::proptest! {
+        /// Any sequence/time input keeps the books balanced: every packet is exactly one of
+        /// distinct, duplicate or out of range, and loss never exceeds what was expected.
+        #[test]
+        fn counters_always_balance(pkts in proptest::collection::vec((0u64..300, proptest::prelude::any::<u64>(),
+                                                                     proptest::prelude::any::<u64>()), 0..400)) {
+            let mut f = FlowStats::new(1, 256, 50);
+            for (seq, s, r) in &pkts {
+                f.observe(*seq, *s, *s, *r, 64, 106);
+            }
+            proptest::prop_assert_eq!(f.rx_pkts + f.duplicates + f.out_of_range, pkts.len() as u64);
+            proptest::prop_assert!(f.lost() <= f.expected() && f.reordered <= f.rx_pkts);
+            let _ = f.percentiles();
+        }
     }
 }

@@ -167,15 +167,15 @@ impl Playout {
                                     stalls: 0, stall_total_ns: 0 };
         let Some(&(_, t0, _)) = complete.first() else { return r };
         // Playback starts when every complete frame within the first buffer_ns of content has arrived.
-        let start = complete.iter().take_while(|(_, t, _)| t - t0 < buffer_ns.max(1)).map(|c| c.2).max().unwrap_or(0);
+        let start = complete.iter().take_while(|(_, t, _)| t.saturating_sub(t0) < buffer_ns.max(1)).map(|c| c.2).max().unwrap_or(0);
         r.startup_delay_ns = Some(start.saturating_sub(t0));
         let mut shift = 0u64;
         for &(_, t, arrived) in &complete {
-            let due = start + (t - t0) + shift;
+            let due = start.saturating_add(t.saturating_sub(t0)).saturating_add(shift);
             if arrived > due {
                 r.stalls += 1;
-                r.stall_total_ns += arrived - due;
-                shift += arrived - due;
+                r.stall_total_ns = r.stall_total_ns.saturating_add(arrived - due);
+                shift = shift.saturating_add(arrived - due);
             }
         }
         r
@@ -230,5 +230,19 @@ mod tests {
         encode_fields(&mut b, 7, 3, 3);
         assert_eq!(decode_fields(&b), None);
         assert_eq!(decode_fields(&b[..39]), None);
+    }
+
+    proptest::proptest! {
+        /// Arbitrary (hostile) fragments never panic the playout model and keep its counts consistent.
+        #[test]
+        fn playout_survives_any_input(obs in proptest::collection::vec(
+            (0u32..2000, 1u16..5, proptest::prelude::any::<u64>(), proptest::prelude::any::<u64>()), 0..200)) {
+            let mut p = Playout::new(1000);
+            for (frame, frags, t, a) in obs {
+                p.observe(frame, frags, t, a);
+            }
+            let r = p.report(1_000_000_000);
+            proptest::prop_assert_eq!(r.frames_complete + r.frames_skipped, r.frames_expected);
+        }
     }
 }
