@@ -85,7 +85,7 @@ pub fn command() -> Command {
         .arg(opt("batch", "PACKETS", "Most packets per sendmmsg call [default: 32]"))
         .arg(opt("late-threshold", "DURATION", "A packet sent later than this after its intended time counts as late [default: 100us]"))
         .arg(opt("grace", "DURATION", "With --duration: extra time to send overdue slots before they count as missed [default: 1s]"))
-        .arg(flag("gso", "Send each batch of equal-size packets with one UDP GSO sendmsg (Linux >= 4.18; falls back to sendmmsg)"))
+        .arg(flag("gso", "Send each batch of equal-size packets with one UDP GSO sendmsg (Linux >= 4.18; falls back to sendmmsg). Use where the sending interface has gso and tx-udp-segmentation off, so each datagram leaves as its own packet"))
         .arg(flag("echo", "Round-trip mode: the receiver (recv --echo) reflects every probe; report RTT"))
         .arg(opt("linger", "DURATION", "Echo mode: wait this long for replies after the last send [default: 1s]"))
         .arg(opt("min-rate-ratio", "RATIO", "Exit 1 if achieved/scheduled send rate of any flow is below this (0.99)"))

@@ -331,6 +331,7 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
             "tx_l2_bps": (f.tx_bytes + f.tx_pkts * overhead as u64) as f64 * 8e9 / elapsed_ns as f64,
             "achieved_ratio": ratio, "min_rate_ratio": cfg.min_rate_ratio, "rate_ok": rate_ok,
             "interrupted": interrupted, "wall_s": (end - start.min(end)) as f64 / 1e9,
+            "gso": !f.gso.is_empty(),
         });
         if !rate_ok {
             code = 1;
