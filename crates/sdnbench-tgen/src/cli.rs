@@ -180,7 +180,7 @@ fn udp_send(m: &ArgMatches) -> Result<UdpSendConfig, String> {
         Rate::Pps(p) => p,
         Rate::Bps(b) => b / ((sizes.mean() + sys::udp_l2_overhead(&dst) as f64) * 8.0),
     };
-    if !(rate_pps > 0.0) {
+    if rate_pps.is_nan() || rate_pps <= 0.0 {
         return Err("--rate: must be above zero".into());
     }
     match (dur(m, "on")?, dur(m, "off")?) {

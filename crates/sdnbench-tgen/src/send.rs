@@ -72,7 +72,7 @@ struct TxFlow {
 impl TxFlow {
     /// Whether slot `seq` at `offset` still belongs to the run.
     fn in_run(cfg: &UdpSendConfig, seq: u64, offset: u64) -> bool {
-        cfg.count.map_or(true, |c| seq < c) && cfg.duration_ns.map_or(true, |d| offset < d)
+        cfg.count.is_none_or(|c| seq < c) && cfg.duration_ns.is_none_or(|d| offset < d)
     }
 
     /// Stamps and sends every packet due at `now` (up to one batch).
@@ -301,13 +301,13 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
         let scheduled = f.seq + missed;
         let span_ns = match cfg.duration_ns {
             Some(d) => d,
-            None => f.slot.offset_ns.min(u64::MAX / 2).max(1),
+            None => f.slot.offset_ns.clamp(1, u64::MAX / 2),
         };
         let elapsed_ns = span_ns.max(f.last_send_ns.saturating_sub(start));
         let scheduled_pps = scheduled as f64 * 1e9 / span_ns as f64;
         let tx_rate = f.tx_pkts as f64 * 1e9 / elapsed_ns as f64;
         let ratio = if scheduled_pps > 0.0 { tx_rate / scheduled_pps } else { 1.0 };
-        let rate_ok = cfg.min_rate_ratio.map_or(true, |m| ratio >= m);
+        let rate_ok = cfg.min_rate_ratio.is_none_or(|m| ratio >= m);
         let mut d = json!({
             "role": "sender", "proto": "udp", "flow_id": f.id,
             "src": f.sock.local_addr().map(|a| a.to_string()).unwrap_or_default(),

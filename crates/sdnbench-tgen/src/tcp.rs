@@ -73,7 +73,7 @@ pub fn run_send(cfg: &TcpSendConfig) -> Result<i32, String> {
     };
     let t_done = sys::realtime_ns();
     let transfer_s = (t_done - t1) as f64 / 1e9;
-    let complete = confirmed == Some(sent) && cfg.volume.map_or(true, |v| v == sent);
+    let complete = confirmed == Some(sent) && cfg.volume.is_none_or(|v| v == sent);
     out::emit("summary", json!({
         "role": "sender", "proto": "tcp", "dst": cfg.dst.to_string(),
         "src": s.local_addr().map(|a| a.to_string()).unwrap_or_default(), "clock": sys::CLOCK_NAME,

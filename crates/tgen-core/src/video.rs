@@ -59,7 +59,7 @@ impl VideoSource {
     }
 
     fn frame_bytes(&mut self) -> usize {
-        let base = if self.frame % self.p.gop.max(1) == 0 { self.p_bytes * self.p.i_ratio } else { self.p_bytes };
+        let base = if self.frame.is_multiple_of(self.p.gop.max(1)) { self.p_bytes * self.p.i_ratio } else { self.p_bytes };
         // Box-Muller normal draw, mean-corrected so the log-normal keeps the mean size.
         let (u1, u2) = (1.0 - self.rng.unit(), self.rng.unit());
         let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
