@@ -33,8 +33,7 @@ class Cell:
 
 def row_key(topology: str, workload: str, params: dict) -> tuple[str, str, str]:
     """The row a trial belongs to."""
-    point = " ".join(f"{k}={v}" for k, v in sorted(params.items())
-                     if k not in _CONTROLLER_PARAMS and k != "engine")
+    point = " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _CONTROLLER_PARAMS)
     return (topology, workload, point)
 
 

@@ -8,8 +8,17 @@ from ..workloads.traffic.base import METRICS, MONITOR_METRICS
 from .compare import Cell
 
 #: Metrics shown by default, in this order, when present.
-DEFAULT_METRICS = ("owd_mean_ms", "rtt_mean_ms", "jitter_ms", "loss_pct", "throughput_bps",
-                   "tcp_connect_ms", "transfer_time_s", "host_cpu_max_pct", "ctrl_cpu_pct")
+DEFAULT_METRICS = ("owd_mean_ms", "owd_p99_ms", "rtt_mean_ms", "jitter_ms", "loss_pct", "throughput_bps",
+                   "tx_rate_ratio", "tcp_connect_ms", "transfer_time_s", "video_startup_ms", "video_stalls",
+                   "responses_per_s_mean", "latency_p50_us", "latency_p99_us", "valid",
+                   "host_cpu_max_pct", "ctrl_cpu_pct")
+
+
+def metric_info(name: str) -> tuple[str, str]:
+    """(unit, description) of any metric sdnbench stores."""
+    from ..workloads.sbi import METRICS as SBI_METRICS
+
+    return {**METRICS, **MONITOR_METRICS, **SBI_METRICS}.get(name, ("", name))
 
 
 def fmt_value(v: float) -> str:
@@ -42,7 +51,7 @@ def render(cells: list[Cell], controllers: list[str], rows: list[tuple[str, str,
     index = {(c.row, c.controller): c for c in cells if c.metric == metric}
     if not index:
         return ""
-    unit, desc = {**METRICS, **MONITOR_METRICS}.get(metric, ("", metric))
+    unit, desc = metric_info(metric)
     header = ["topology", "workload", "params"] + controllers
     body = []
     for row in rows:

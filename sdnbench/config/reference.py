@@ -47,6 +47,7 @@ def markdown_reference() -> str:
         out += [f"### kind: {kind}", "", record.doc, ""] + _table(record) + [""]
     out += ["## workloads[].sweep", "",
             "A mapping of fields to lists of values; every combination is a trial row.",
-            "Traffic workloads sweep flow fields: " + ", ".join(f"`{k}`" for k in FLOW_SWEEPABLE) + ".",
+            "Traffic workloads sweep flow fields: " + ", ".join(f"`{k}`" for k in FLOW_SWEEPABLE)
+            + ", and `engine` (to compare engines on the same flows).",
             "sbi workloads sweep `mode`, `switches`, `macs_per_switch`, `window`.", ""]
     return "\n".join(out)

@@ -150,13 +150,15 @@ class Sweep(Type):
 
 
 FLOW_SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
+ENGINE = Field(Str(choices=ENGINES), "native", "traffic engine: native (sdnbench-tgen), ditg, iperf3, ping")
 
 TRAFFIC_WORKLOAD = Record("traffic workload", {
     "name": Field(Str(), REQUIRED, "name of the workload in tables"),
     "type": Field(Str(choices=("traffic",)), "traffic", "traffic between emulated hosts (the default)"),
-    "engine": Field(Str(choices=ENGINES), "ditg", "traffic engine"),
+    "engine": ENGINE,
     "flows": Field(ListOf(FLOW), REQUIRED, "flows run at the same time"),
-    "sweep": Field(Sweep(FLOW.fields, FLOW_SWEEPABLE), {}, "flow fields to vary; every combination is a trial"),
+    "sweep": Field(Sweep({**FLOW.fields, "engine": ENGINE}, FLOW_SWEEPABLE + ("engine",)), {},
+                   "flow fields (or engine) to vary; every combination is a trial"),
 }, doc="Flows between hosts of each topology, measured by a traffic engine.")
 
 SBI_FIELDS = {

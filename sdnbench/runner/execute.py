@@ -18,7 +18,7 @@ from .plan import Trial
 def execute(trial: Trial, net, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
     """Run trial; returns (results, what to add to the trial's environment record)."""
     if trial.kind == "traffic":
-        engine = make_engine(trial.workload["engine"])
+        engine = make_engine(trial.setting("engine"))
         env = {"engine": engine.name, "engine_version": engine.version()}
         return engine.run(trial.flows, net.hosts, workdir), env
     if trial.kind == "sbi":

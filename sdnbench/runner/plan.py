@@ -67,7 +67,7 @@ class Trial:
 
     def params(self) -> dict:
         """Parameters stored with the trial."""
-        tool = self.workload.get("engine", "sdnbench-ofload")
+        tool = self.setting("engine") if self.kind == "traffic" else "sdnbench-ofload"
         return {"engine": tool, **self.sweep_point,
                 "openflow": self.controller.openflow, "controller_kind": self.controller.kind,
                 "fail_mode": self.controller.fail_mode}

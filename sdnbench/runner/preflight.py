@@ -14,6 +14,29 @@ def _at(exp: Experiment, key: str, message: str) -> str:
     return f"{exp.path}:{line}: {key}: {message}" if line else f"{exp.path}: {key}: {message}"
 
 
+def _engine_problems(exp: Experiment, i: int, wl: dict, name: str) -> list[str]:
+    """The engine must be installed and able to send every protocol the workload's flows use."""
+    from ..errors import ToolError
+    from ..workloads.traffic.registry import engine_class
+
+    try:
+        engine = engine_class(name)
+    except ToolError as exc:
+        return [_at(exp, f"workloads[{i}].engine", str(exc))]
+    problems = []
+    avail = engine.availability()
+    if not avail.ok:
+        problems.append(_at(exp, f"workloads[{i}].engine", f"{name}: {avail.detail}; fix: {avail.fix}"))
+    for j, flow in enumerate(wl["flows"]):
+        protos = set(wl["sweep"].get("proto", [])) | {flow["proto"]}
+        unsupported = protos - set(engine.protocols)
+        if unsupported:
+            problems.append(_at(exp, f"workloads[{i}].flows[{j}].proto",
+                                f"engine {name} cannot send {', '.join(sorted(unsupported))} "
+                                f"(it sends {', '.join(engine.protocols)})"))
+    return problems
+
+
 def _southbound_problems(exp: Experiment, i: int) -> list[str]:
     """sbi needs the ofload binary and controllers that take OpenFlow connections."""
     from ..paths import build_hint, native_tool
@@ -32,8 +55,6 @@ def _southbound_problems(exp: Experiment, i: int) -> list[str]:
 def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
     """Problems that would stop the experiment here (empty when it can run)."""
     from ..controllers import ADAPTERS
-    from ..errors import ToolError
-    from ..workloads.traffic.registry import engine_class
 
     problems = []
     for i, spec in enumerate(exp.controllers):
@@ -50,21 +71,8 @@ def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
         if wl["type"] == "sbi":
             problems += _southbound_problems(exp, i)
             continue
-        try:
-            engine = engine_class(wl["engine"])
-        except ToolError as exc:
-            problems.append(_at(exp, f"workloads[{i}].engine", str(exc)))
-            continue
-        avail = engine.availability()
-        if not avail.ok:
-            problems.append(_at(exp, f"workloads[{i}].engine", f"{wl['engine']}: {avail.detail}; fix: {avail.fix}"))
-        for j, flow in enumerate(wl["flows"]):
-            protos = set(wl["sweep"].get("proto", [])) | {flow["proto"]}
-            unsupported = protos - set(engine.protocols)
-            if unsupported:
-                problems.append(_at(exp, f"workloads[{i}].flows[{j}].proto",
-                                    f"engine {wl['engine']} cannot send {', '.join(sorted(unsupported))} "
-                                    f"(it sends {', '.join(engine.protocols)})"))
+        for name in sorted({wl["engine"], *wl["sweep"].get("engine", [])}):
+            problems += _engine_problems(exp, i, wl, name)
     netem = capabilities.qdisc_available("netem")
     for i, spec in enumerate(exp.topologies):
         graph = build_topology(spec, exp.network.get("link"), exp.path.parent)

@@ -37,6 +37,20 @@ METRICS: dict[str, tuple[str, str]] = {
     "transfer_time_s": ("s", "time to transfer the requested volume"),
     "bytes": ("bytes", "payload bytes delivered"),
     "retransmits": ("segments", "TCP retransmissions seen by the sender"),
+    "owd_p50_ms": ("ms", "median one-way delay"),
+    "owd_p90_ms": ("ms", "90th percentile of one-way delay"),
+    "owd_p99_ms": ("ms", "99th percentile of one-way delay"),
+    "rtt_p50_ms": ("ms", "median round-trip time"),
+    "rtt_p99_ms": ("ms", "99th percentile of round-trip time"),
+    "ipdv_mean_ms": ("ms", "mean absolute delay difference of consecutive packets (IPDV)"),
+    "reordered_pkts": ("packets", "packets that arrived after a later-sent packet"),
+    "duplicate_pkts": ("packets", "packets received more than once (not counted in rx_pkts)"),
+    "l2_throughput_bps": ("bit/s", "received bit rate of whole Ethernet frames"),
+    "tx_late_pkts": ("packets", "packets sent later than the late threshold after their intended time"),
+    "tx_rate_ratio": ("ratio", "achieved / requested send rate (1.0 = the generator held the rate)"),
+    "video_startup_ms": ("ms", "playout start-up (initial buffering) delay"),
+    "video_stalls": ("count", "playout stalls after start-up"),
+    "video_stall_s": ("s", "total time playout was stalled"),
 }
 
 #: Per-trial measurements of the testbed itself (sdnbench.runner.monitor).

@@ -153,10 +153,26 @@ def udp_metrics(tx: list[dict], rx: list[dict], rtt: bool) -> dict[str, float | 
     }
     expected = _sum(src, "expected_pkts")
     m["loss_pct"] = 100.0 * m["loss_pkts"] / expected if expected and m["loss_pkts"] is not None else None
+    one = len(src) == 1  # percentiles do not add up over sub-flows
+    for q in ("p50", "p90", "p99") if prefix == "owd" else ("p50", "p99"):
+        m[f"{prefix}_{q}_ms"] = src[0].get(f"{prefix}_{q}_ms") if one else None
+    m["ipdv_mean_ms"] = _weighted(src, "ipdv_mean_ms")
+    m["reordered_pkts"] = _sum(src, "reordered_pkts")
+    m["duplicate_pkts"] = _sum(src, "duplicate_pkts")
+    m["tx_late_pkts"] = _sum(tx, "late_pkts")
+    requested, achieved = _sum(tx, "requested_pps"), _sum(tx, "tx_rate_pps")
+    m["tx_rate_ratio"] = achieved / requested if requested and achieved is not None else None
     if not rtt:
         m["throughput_bps"] = _sum(rx, "rx_payload_bps")
         m["throughput_pps"] = _sum(rx, "rx_pps")
+        m["l2_throughput_bps"] = _sum(rx, "rx_l2_bps")
         m["bytes"] = _sum(rx, "rx_payload_bytes")
+        video = [r["video"] for r in rx if r.get("video")]
+        if video:
+            m["video_startup_ms"] = max((v["startup_delay_ms"] for v in video if v["startup_delay_ms"] is not None),
+                                        default=None)
+            m["video_stalls"] = float(sum(v["stalls"] for v in video))
+            m["video_stall_s"] = sum(v["stall_total_ms"] for v in video) / 1000.0
     return m
 
 
