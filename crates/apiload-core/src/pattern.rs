@@ -85,7 +85,7 @@ where
     };
     // (start time, last time, length) of the run in progress.
     let mut cur: Option<(f64, f64, u64)> = None;
-    let mut close = |cur: &mut Option<(f64, f64, u64)>, p: &mut FailurePattern| {
+    let close = |cur: &mut Option<(f64, f64, u64)>, p: &mut FailurePattern| {
         if let Some((start, last, len)) = cur.take() {
             if len > p.longest_run {
                 p.longest_run = len;
