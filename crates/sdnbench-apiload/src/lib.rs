@@ -41,18 +41,18 @@ pub fn run(args: Args) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let passed = rt.block_on(execute(cfg));
+    let result = rt.block_on(execute(cfg));
     // Lingering closes may still wait for servers' FINs; they are not results.
     rt.shutdown_timeout(Duration::from_millis(100));
-    if passed {
-        EXIT_OK
-    } else {
-        EXIT_THRESHOLD
+    match result {
+        Ok(true) => EXIT_OK,
+        Ok(false) => EXIT_THRESHOLD,
+        Err(()) => EXIT_ERROR,
     }
 }
 
 /// Paces the schedule, waits for outstanding requests, prints the summary.
-async fn execute(cfg: cli::Config) -> bool {
+async fn execute(cfg: cli::Config) -> Result<bool, ()> {
     let timeout = cfg.timeout;
     let cap = cfg.max_in_flight;
     let sh = runner::Shared::new(cfg);
@@ -64,14 +64,17 @@ async fn execute(cfg: cli::Config) -> bool {
     };
     let pacer_done = tokio::task::spawn_blocking(move || pacer.join());
     tokio::pin!(pacer_done);
-    let interrupted = tokio::select! {
-        _ = &mut pacer_done => false,
+    let (joined, interrupted) = tokio::select! {
+        j = &mut pacer_done => (j, false),
         _ = shutdown_signal() => {
             sh.stop.store(true, Ordering::Relaxed);
-            let _ = (&mut pacer_done).await;
-            true
+            ((&mut pacer_done).await, true)
         }
     };
+    if !matches!(joined, Ok(Ok(()))) {
+        output::emit_error("internal error: the pacing thread failed; results are incomplete");
+        return Err(());
+    }
     let sent_until_s = sh.start.elapsed().as_secs_f64();
     // Every request holds a permit until it completes or times out.
     let all = sh.sem.acquire_many(cap);
@@ -80,7 +83,7 @@ async fn execute(cfg: cli::Config) -> bool {
     let _ = reporter.await;
     let (data, passed) = summary::summarize(&sh, sh.start.elapsed().as_secs_f64(), sent_until_s, interrupted);
     output::emit("summary", data);
-    passed
+    Ok(passed)
 }
 
 /// Resolves on SIGINT or SIGTERM, so a stopped run still prints its summary.

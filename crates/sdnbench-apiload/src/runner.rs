@@ -157,7 +157,8 @@ pub fn pace(sh: Arc<Shared>, rt: Handle) {
                 continue;
             }
             Err(_) => {
-                let wait = tokio::time::timeout_at(give_up.into(), sh.sem.clone().acquire_owned());
+                // The timer must be created inside the runtime, hence the async block.
+                let wait = async { tokio::time::timeout_at(give_up.into(), sh.sem.clone().acquire_owned()).await };
                 match rt.block_on(wait) {
                     Ok(Ok(p)) => p,
                     _ => {
