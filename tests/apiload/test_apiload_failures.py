@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import signal
 import socket
+import subprocess
 
 import pytest
 from apiload_server import BurstAfter, FaultyServer, every_nth, head_body_gap
@@ -120,3 +123,41 @@ def test_ramp_targets_follow_the_schedule(run_apiload):
     assert [i["target"] for i in run.intervals[:3]] == [50, 150, 200]
     assert s["target"] == s["sent"] == srv.served == 400
     assert s["failure_pattern"]["pattern"] == "none"
+
+
+def test_connection_close_opens_one_connection_per_request(run_apiload):
+    with FaultyServer(every_nth(10**9)) as srv:
+        run = run_apiload("--url", srv.url, "--rate", "50rps", "--duration", "1s", "--no-keepalive")
+    s = run.summary
+    assert s["succeeded"] == 50 == srv.served
+    assert s["connections"]["opened"] == 50 and s["connections"]["keep_alive"] is False
+
+
+def test_sigterm_stops_the_schedule_and_still_summarises(apiload_bin):
+    with FaultyServer(every_nth(10**9)) as srv:
+        proc = subprocess.Popen([str(apiload_bin), "--url", srv.url, "--rate", "100rps", "--duration", "60s"],
+                                stdout=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()   # the first interval: one second has passed
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=20)
+    records = [json.loads(x) for x in [first, *rest.splitlines()] if x.strip()]
+    s = records[-1]["data"]
+    assert records[-1]["type"] == "summary" and s["interrupted"] is True
+    assert proc.returncode in (0, 1)
+    # Only the slots due before the stop count as target, and all of them were sent.
+    assert 100 <= s["target"] < 6000 and s["sent"] == s["target"] == srv.served
+    assert s["duration_s"] < 60
+
+
+def test_sigterm_while_waiting_at_the_cap_counts_the_backlog_as_unsent(apiload_bin):
+    with FaultyServer(every_nth(10**9), delay_s=1.0) as srv:
+        proc = subprocess.Popen([str(apiload_bin), "--url", srv.url, "--rate", "100rps", "--duration", "60s",
+                                 "--max-in-flight", "5", "--timeout", "3s"], stdout=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=20)
+    s = json.loads(rest.splitlines()[-1])["data"]
+    assert json.loads(first)["data"]["sent"] == 5
+    assert s["interrupted"] is True and proc.returncode == 1
+    assert s["sent"] + s["unsent"] == s["target"] >= 100
+    assert s["unsent"] > 80 and s["achieved_ratio"] < 0.2

@@ -75,13 +75,13 @@ async fn execute(cfg: cli::Config) -> Result<bool, ()> {
         output::emit_error("internal error: the pacing thread failed; results are incomplete");
         return Err(());
     }
-    let sent_until_s = sh.start.elapsed().as_secs_f64();
+    let stopped_at_s = sh.start.elapsed().as_secs_f64();
     // Every request holds a permit until it completes or times out.
     let all = sh.sem.acquire_many(cap);
     let _ = tokio::time::timeout(timeout + Duration::from_secs(1), all).await;
     let _ = done_tx.send(true);
     let _ = reporter.await;
-    let (data, passed) = summary::summarize(&sh, sh.start.elapsed().as_secs_f64(), sent_until_s, interrupted);
+    let (data, passed) = summary::summarize(&sh, sh.start.elapsed().as_secs_f64(), stopped_at_s, interrupted);
     output::emit("summary", data);
     Ok(passed)
 }

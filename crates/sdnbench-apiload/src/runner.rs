@@ -30,6 +30,8 @@ pub struct Shared {
     pub sem: Arc<Semaphore>,
     /// Slots whose time came but which were not sent before the schedule ended.
     pub unsent: AtomicU64,
+    /// Slots the pacer reached before a stop signal (all of them when not stopped).
+    pub reached: AtomicU64,
 }
 
 impl Shared {
@@ -47,6 +49,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             sem,
             unsent: AtomicU64::new(0),
+            reached: AtomicU64::new(u64::MAX),
         })
     }
 
@@ -131,6 +134,37 @@ fn tighten_timer_slack() {
     }
 }
 
+/// Records a stop signal at slot `k`: the target becomes the slots due by
+/// now, and those due but not yet sent are unsent.
+fn stopped(sh: &Shared, k: u64) {
+    let sched = &sh.cfg.schedule;
+    let due_now = (sched.due_at(sh.start.elapsed().as_secs_f64()) - 1e-9).ceil().max(0.0) as u64;
+    let due = due_now.clamp(k, sched.total_requests());
+    sh.reached.store(due, Ordering::Relaxed);
+    sh.unsent.store(due - k, Ordering::Relaxed);
+}
+
+/// How waiting for a free in-flight slot ended.
+enum Slot {
+    Got(OwnedSemaphorePermit),
+    Stopped,
+    TooLate,
+}
+
+/// Waits for a free slot until `give_up`, looking at the stop flag every 50 ms.
+async fn wait_for_slot(sh: &Shared, give_up: Instant) -> Slot {
+    loop {
+        let step = (Instant::now() + Duration::from_millis(50)).min(give_up);
+        match tokio::time::timeout_at(step.into(), sh.sem.clone().acquire_owned()).await {
+            Ok(Ok(p)) => return Slot::Got(p),
+            Ok(Err(_)) => return Slot::TooLate, // semaphore closed: cannot happen, treat as the end
+            Err(_) if sh.stop.load(Ordering::Relaxed) => return Slot::Stopped,
+            Err(_) if Instant::now() >= give_up => return Slot::TooLate,
+            Err(_) => {}
+        }
+    }
+}
+
 /// The pacing loop: runs on its own OS thread until the schedule ends or `stop` is set.
 pub fn pace(sh: Arc<Shared>, rt: Handle) {
     tighten_timer_slack();
@@ -142,7 +176,8 @@ pub fn pace(sh: Arc<Shared>, rt: Handle) {
     let mut picker = WeightedPicker::new(&sh.cfg.weights).expect("weights checked at startup");
     for k in 0..total {
         if sh.stop.load(Ordering::Relaxed) {
-            break;
+            stopped(&sh, k);
+            return;
         }
         let intended = sh.start + Duration::from_secs_f64(sched.intended_s(k));
         let now = Instant::now();
@@ -156,17 +191,17 @@ pub fn pace(sh: Arc<Shared>, rt: Handle) {
                 sh.lock().dropped(Instant::now());
                 continue;
             }
-            Err(_) => {
-                // The timer must be created inside the runtime, hence the async block.
-                let wait = async { tokio::time::timeout_at(give_up.into(), sh.sem.clone().acquire_owned()).await };
-                match rt.block_on(wait) {
-                    Ok(Ok(p)) => p,
-                    _ => {
-                        sh.unsent.store(total - k, Ordering::Relaxed);
-                        return;
-                    }
+            Err(_) => match rt.block_on(wait_for_slot(&sh, give_up)) {
+                Slot::Got(p) => p,
+                Slot::Stopped => {
+                    stopped(&sh, k);
+                    return;
                 }
-            }
+                Slot::TooLate => {
+                    sh.unsent.store(total - k, Ordering::Relaxed);
+                    return;
+                }
+            },
         };
         let now = Instant::now();
         if now > give_up {

@@ -16,18 +16,15 @@ struct Check {
     passed: bool,
 }
 
-/// Builds the summary; `sent_until_s` is how far the schedule got (less than
-/// its duration when the run was interrupted). Returns (data, passed).
-pub fn summarize(sh: &Shared, elapsed_s: f64, sent_until_s: f64, interrupted: bool) -> (Value, bool) {
+/// Builds the summary; when interrupted, the target is the slots the pacer
+/// reached and the duration ends at the stop. Returns (data, passed).
+pub fn summarize(sh: &Shared, elapsed_s: f64, stopped_at_s: f64, interrupted: bool) -> (Value, bool) {
     let cfg = &sh.cfg;
     let st: std::sync::MutexGuard<'_, Stats> = sh.stats.lock().unwrap_or_else(|p| p.into_inner());
     let sched = &cfg.schedule;
-    let duration_s = if interrupted { sent_until_s } else { sched.duration_s() };
-    let target = if interrupted {
-        sched.intended_times().take_while(|&t| t < sent_until_s).count() as u64
-    } else {
-        sched.total_requests()
-    };
+    let reached = sh.reached.load(std::sync::atomic::Ordering::Relaxed);
+    let target = reached.min(sched.total_requests());
+    let duration_s = if interrupted { stopped_at_s.min(sched.duration_s()) } else { sched.duration_s() };
     let t = &st.total;
     let unsent = sh.unsent.load(std::sync::atomic::Ordering::Relaxed);
     let answered = t.succeeded + t.failed;
