@@ -174,3 +174,13 @@ def headline(summary: dict[str, Any]) -> dict[str, Any]:
         "longest_failure_run": fp["longest_run"],
         "longest_failure_run_start_s": fp["longest_run_start_s"],
     }
+
+
+def overload_stage(load_summary: dict[str, Any], multiple: float, duration: str) -> str:
+    """A constant stage at `multiple` × the throughput a stored load run measured (stress phase)."""
+    if multiple <= 0:
+        raise ValueError("overload multiple must be positive")
+    base = float(load_summary["throughput_rps"])
+    if base <= 0:
+        raise ValueError("the load run measured no successful throughput; nothing to overload")
+    return f"const:{max(1.0, round(base * multiple, 1)):g}rps:{duration}"

@@ -73,3 +73,9 @@ def test_run_nbi_returns_series_and_summary(apiload_bin, tmp_path):
     head = nbi.headline(res.summary)
     assert head["error_rate_pct"] == pytest.approx(20.0) and head["failure_pattern"] == "partial"
     assert (tmp_path / "nbi.jsonl").exists()
+
+
+def test_overload_stage_scales_the_measured_throughput():
+    assert nbi.overload_stage({"throughput_rps": 272.8}, 1.5, "5m") == "const:409.2rps:5m"
+    with pytest.raises(ValueError):
+        nbi.overload_stage({"throughput_rps": 0.0}, 2, "1m")
