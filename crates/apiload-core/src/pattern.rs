@@ -33,7 +33,10 @@ pub struct PatternThresholds {
 
 impl Default for PatternThresholds {
     fn default() -> Self {
-        PatternThresholds { min_run: 20, min_span_s: 0.1 }
+        PatternThresholds {
+            min_run: 20,
+            min_span_s: 0.1,
+        }
     }
 }
 
@@ -127,7 +130,18 @@ mod tests {
 
     /// n requests at `rps`, failing where `fail(k)` says so.
     fn run(n: u64, rps: f64, fail: impl Fn(u64) -> bool) -> Vec<(f64, Outcome)> {
-        (0..n).map(|k| (k as f64 / rps, if fail(k) { Outcome::Failed } else { Outcome::Ok })).collect()
+        (0..n)
+            .map(|k| {
+                (
+                    k as f64 / rps,
+                    if fail(k) {
+                        Outcome::Failed
+                    } else {
+                        Outcome::Ok
+                    },
+                )
+            })
+            .collect()
     }
 
     #[test]
@@ -140,7 +154,10 @@ mod tests {
 
     #[test]
     fn every_tenth_is_partial() {
-        let p = classify(run(1000, 100.0, |k| k % 10 == 9), PatternThresholds::default());
+        let p = classify(
+            run(1000, 100.0, |k| k % 10 == 9),
+            PatternThresholds::default(),
+        );
         assert_eq!(p.kind, PatternKind::Partial);
         assert_eq!((p.failed, p.runs, p.longest_run), (100, 100, 1));
         assert!((p.longest_run_start_s.unwrap() - 0.09).abs() < 1e-9);
@@ -148,7 +165,10 @@ mod tests {
 
     #[test]
     fn fifty_in_a_row_at_second_five_is_continuous() {
-        let p = classify(run(800, 100.0, |k| (500..550).contains(&k) || k == 10), PatternThresholds::default());
+        let p = classify(
+            run(800, 100.0, |k| (500..550).contains(&k) || k == 10),
+            PatternThresholds::default(),
+        );
         assert_eq!(p.kind, PatternKind::Continuous);
         assert_eq!((p.failed, p.runs, p.longest_run), (51, 2, 50));
         assert!((p.longest_run_start_s.unwrap() - 5.0).abs() < 1e-9);
@@ -158,11 +178,20 @@ mod tests {
     #[test]
     fn short_fast_burst_is_not_an_outage() {
         // 30 failures in a row at 10,000 rps last 2.9 ms: below the 100 ms span.
-        let p = classify(run(1000, 10_000.0, |k| (100..130).contains(&k)), PatternThresholds::default());
+        let p = classify(
+            run(1000, 10_000.0, |k| (100..130).contains(&k)),
+            PatternThresholds::default(),
+        );
         assert_eq!(p.longest_run, 30);
         assert_eq!(p.kind, PatternKind::Partial);
-        let strict = PatternThresholds { min_run: 30, min_span_s: 0.0 };
-        assert_eq!(classify(run(1000, 10_000.0, |k| (100..130).contains(&k)), strict).kind, PatternKind::Continuous);
+        let strict = PatternThresholds {
+            min_run: 30,
+            min_span_s: 0.0,
+        };
+        assert_eq!(
+            classify(run(1000, 10_000.0, |k| (100..130).contains(&k)), strict).kind,
+            PatternKind::Continuous
+        );
     }
 
     #[test]

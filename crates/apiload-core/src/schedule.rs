@@ -57,7 +57,12 @@ impl Stage {
         if count > 10_000 {
             return Err(format!("{count} steps is too many"));
         }
-        Ok((0..count).map(|i| Stage::Constant { rps: from + dir * step * i as f64, secs: each }).collect())
+        Ok((0..count)
+            .map(|i| Stage::Constant {
+                rps: from + dir * step * i as f64,
+                secs: each,
+            })
+            .collect())
     }
 
     fn secs(&self) -> f64 {
@@ -134,7 +139,14 @@ impl Schedule {
             if secs <= 0.0 {
                 continue;
             }
-            let mut seg = Segment { start_s, secs, from, to, due_before, due: 0.0 };
+            let mut seg = Segment {
+                start_s,
+                secs,
+                from,
+                to,
+                due_before,
+                due: 0.0,
+            };
             seg.due = seg.due_at(secs);
             start_s += secs;
             due_before += seg.due;
@@ -143,7 +155,11 @@ impl Schedule {
         if segments.is_empty() {
             return Err("the schedule has no stage with a positive duration".into());
         }
-        Ok(Schedule { segments, duration_s: start_s, total_due: due_before })
+        Ok(Schedule {
+            segments,
+            duration_s: start_s,
+            total_due: due_before,
+        })
     }
 
     /// Total length of the schedule in seconds.
@@ -181,7 +197,9 @@ impl Schedule {
     /// Intended send time of request `k`, in seconds from the start.
     pub fn intended_s(&self, k: u64) -> f64 {
         let kf = k as f64;
-        let idx = self.segments.partition_point(|s| s.due_before + s.due <= kf);
+        let idx = self
+            .segments
+            .partition_point(|s| s.due_before + s.due <= kf);
         let seg = &self.segments[idx.min(self.segments.len() - 1)];
         seg.start_s + seg.time_of(kf - seg.due_before)
     }
@@ -212,7 +230,11 @@ mod tests {
 
     #[test]
     fn constant_rate_times_are_evenly_spaced() {
-        let s = Schedule::new(&[Stage::Constant { rps: 10.0, secs: 2.0 }]).unwrap();
+        let s = Schedule::new(&[Stage::Constant {
+            rps: 10.0,
+            secs: 2.0,
+        }])
+        .unwrap();
         assert_eq!(s.total_requests(), 20);
         assert!(close(s.intended_s(0), 0.0));
         assert!(close(s.intended_s(1), 0.1));
@@ -223,7 +245,12 @@ mod tests {
     #[test]
     fn linear_ramp_follows_the_integral() {
         // 0 → 1000 rps over 10 s: N(t) = 50 t², 5000 requests in all.
-        let s = Schedule::new(&[Stage::Ramp { from: 0.0, to: 1000.0, secs: 10.0 }]).unwrap();
+        let s = Schedule::new(&[Stage::Ramp {
+            from: 0.0,
+            to: 1000.0,
+            secs: 10.0,
+        }])
+        .unwrap();
         assert_eq!(s.total_requests(), 5000);
         // Request k is due when 50 t² = k  →  t = sqrt(k / 50).
         for k in [1u64, 50, 200, 1250, 4999] {
@@ -240,8 +267,15 @@ mod tests {
     #[test]
     fn ramp_then_hold_continues_where_the_ramp_ended() {
         let s = Schedule::new(&[
-            Stage::Ramp { from: 0.0, to: 100.0, secs: 2.0 },
-            Stage::Constant { rps: 100.0, secs: 1.0 },
+            Stage::Ramp {
+                from: 0.0,
+                to: 100.0,
+                secs: 2.0,
+            },
+            Stage::Constant {
+                rps: 100.0,
+                secs: 1.0,
+            },
         ])
         .unwrap();
         // Ramp: 100 requests; hold: 100 more, 10 ms apart, starting at 2 s.
@@ -249,16 +283,31 @@ mod tests {
         assert!(close(s.intended_s(100), 2.0));
         assert!(close(s.intended_s(150), 2.5));
         let times: Vec<f64> = s.intended_times().collect();
-        assert!(times.windows(2).all(|w| w[1] >= w[0]), "times must not go backwards");
+        assert!(
+            times.windows(2).all(|w| w[1] >= w[0]),
+            "times must not go backwards"
+        );
     }
 
     #[test]
     fn ramp_down_and_fractional_totals() {
-        let s = Schedule::new(&[Stage::Ramp { from: 30.0, to: 10.0, secs: 1.0 }]).unwrap();
+        let s = Schedule::new(&[Stage::Ramp {
+            from: 30.0,
+            to: 10.0,
+            secs: 1.0,
+        }])
+        .unwrap();
         // N(1) = 30 − 10 = 20; N(t) = 30t − 10t² → k=11 at t = (30 − sqrt(900 − 440)) / 20.
         assert_eq!(s.total_requests(), 20);
-        assert!(close(s.intended_s(11), (30.0 - (900.0f64 - 440.0).sqrt()) / 20.0));
-        let odd = Schedule::new(&[Stage::Constant { rps: 2.5, secs: 1.0 }]).unwrap();
+        assert!(close(
+            s.intended_s(11),
+            (30.0 - (900.0f64 - 440.0).sqrt()) / 20.0
+        ));
+        let odd = Schedule::new(&[Stage::Constant {
+            rps: 2.5,
+            secs: 1.0,
+        }])
+        .unwrap();
         assert_eq!(odd.total_requests(), 3); // k = 0, 1, 2 are due before N = 2.5
     }
 
@@ -277,7 +326,11 @@ mod tests {
         assert!(Stage::parse("sine:1rps:2rps").is_err());
         assert_eq!(
             Stage::parse("ramp:0rps:1krps:5m").unwrap(),
-            vec![Stage::Ramp { from: 0.0, to: 1000.0, secs: 300.0 }]
+            vec![Stage::Ramp {
+                from: 0.0,
+                to: 1000.0,
+                secs: 300.0
+            }]
         );
         assert!(Schedule::new(&[]).is_err());
     }
@@ -285,9 +338,18 @@ mod tests {
     #[test]
     fn pauses_send_nothing() {
         let s = Schedule::new(&[
-            Stage::Constant { rps: 10.0, secs: 1.0 },
-            Stage::Constant { rps: 0.0, secs: 1.0 },
-            Stage::Constant { rps: 10.0, secs: 1.0 },
+            Stage::Constant {
+                rps: 10.0,
+                secs: 1.0,
+            },
+            Stage::Constant {
+                rps: 0.0,
+                secs: 1.0,
+            },
+            Stage::Constant {
+                rps: 10.0,
+                secs: 1.0,
+            },
         ])
         .unwrap();
         assert_eq!(s.per_second_targets(), vec![10, 0, 10]);

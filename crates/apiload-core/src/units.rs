@@ -10,7 +10,9 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e'))
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
-    let value: f64 = num.parse().map_err(|_| format!("'{s}': expected a number followed by a unit"))?;
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}': expected a number followed by a unit"))?;
     if !value.is_finite() {
         return Err(format!("'{s}': not a finite number"));
     }
@@ -25,7 +27,11 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
         "krps" => 1e3,
         "Mrps" => 1e6,
         "" => return Err(format!("'{s}': rate needs a unit, e.g. {s}rps")),
-        other => return Err(format!("'{s}': unknown rate unit '{other}' (use rps or krps)")),
+        other => {
+            return Err(format!(
+                "'{s}': unknown rate unit '{other}' (use rps or krps)"
+            ))
+        }
     };
     let r = v * mult;
     if r < 0.0 {
@@ -44,7 +50,11 @@ pub fn parse_duration_s(s: &str) -> Result<f64, String> {
         "m" | "min" => 60.0,
         "h" => 3600.0,
         "" => return Err(format!("'{s}': duration needs a unit, e.g. {s}s or {s}ms")),
-        other => return Err(format!("'{s}': unknown duration unit '{other}' (use us, ms, s, m or h)")),
+        other => {
+            return Err(format!(
+                "'{s}': unknown duration unit '{other}' (use us, ms, s, m or h)"
+            ))
+        }
     };
     let d = v * mult;
     if d < 0.0 {
@@ -56,11 +66,14 @@ pub fn parse_duration_s(s: &str) -> Result<f64, String> {
 /// A fraction given as a percentage (`1%`) or a plain ratio (`0.99`).
 pub fn parse_fraction(s: &str) -> Result<f64, String> {
     let (v, unit) = split_number(s)?;
-    let f = match unit {
-        "%" => v / 100.0,
-        "" => v,
-        other => return Err(format!("'{s}': unknown unit '{other}' (use a ratio like 0.99 or a percentage like 99%)")),
-    };
+    let f =
+        match unit {
+            "%" => v / 100.0,
+            "" => v,
+            other => return Err(format!(
+                "'{s}': unknown unit '{other}' (use a ratio like 0.99 or a percentage like 99%)"
+            )),
+        };
     if !(0.0..=1.0).contains(&f) {
         return Err(format!("'{s}': must lie between 0 and 1 (0% and 100%)"));
     }

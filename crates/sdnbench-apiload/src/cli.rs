@@ -152,10 +152,18 @@ pub fn parse_status_ranges(s: &str) -> Result<Vec<(u16, u16)>, String> {
         .map(|part| {
             let part = part.trim();
             let (a, b) = part.split_once('-').unwrap_or((part, part));
-            let a: u16 = a.trim().parse().map_err(|_| format!("--ok-status '{s}': bad code '{a}'"))?;
-            let b: u16 = b.trim().parse().map_err(|_| format!("--ok-status '{s}': bad code '{b}'"))?;
+            let a: u16 = a
+                .trim()
+                .parse()
+                .map_err(|_| format!("--ok-status '{s}': bad code '{a}'"))?;
+            let b: u16 = b
+                .trim()
+                .parse()
+                .map_err(|_| format!("--ok-status '{s}': bad code '{b}'"))?;
             if !(100..=599).contains(&a) || !(100..=599).contains(&b) || a > b {
-                return Err(format!("--ok-status '{s}': codes must be 100-599, low-high"));
+                return Err(format!(
+                    "--ok-status '{s}': codes must be 100-599, low-high"
+                ));
             }
             Ok((a, b))
         })
@@ -166,12 +174,19 @@ impl Args {
     /// Checks every flag and builds the run configuration; refuses disallowed targets.
     pub fn into_config(self) -> Result<Config, String> {
         let target = parse_url(&self.url)?;
-        let allowed = self.allow_targets.iter().map(|c| Cidr::parse(c)).collect::<Result<Vec<_>, _>>()?;
+        let allowed = self
+            .allow_targets
+            .iter()
+            .map(|c| Cidr::parse(c))
+            .collect::<Result<Vec<_>, _>>()?;
         check_allowed(target.addr.ip(), &allowed)?;
 
         let mut stages = Vec::new();
         match (&self.rate, &self.duration) {
-            (Some(r), Some(d)) => stages.push(Stage::Constant { rps: parse_rate(r)?, secs: parse_duration_s(d)? }),
+            (Some(r), Some(d)) => stages.push(Stage::Constant {
+                rps: parse_rate(r)?,
+                secs: parse_duration_s(d)?,
+            }),
             (None, None) => {}
             _ => return Err("--rate and --duration go together (or use --stage)".into()),
         }
@@ -183,9 +198,14 @@ impl Args {
         }
         let schedule = Schedule::new(&stages)?;
 
-        let mut templates: Vec<Template> = self.requests.iter().map(|r| Template::from_shorthand(r)).collect::<Result<_, _>>()?;
+        let mut templates: Vec<Template> = self
+            .requests
+            .iter()
+            .map(|r| Template::from_shorthand(r))
+            .collect::<Result<_, _>>()?;
         if let Some(path) = &self.requests_file {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("--requests {path}: {e}"))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("--requests {path}: {e}"))?;
             templates.extend(Template::from_json(&text)?);
         }
         if templates.is_empty() {
@@ -201,14 +221,25 @@ impl Args {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let keep_alive = !self.no_keepalive;
-        let common = Common { headers, basic_auth: self.basic_auth.clone(), keep_alive };
-        let prepared = templates.iter().map(|t| render(t, &target, &common)).collect::<Result<Vec<_>, _>>()?;
+        let common = Common {
+            headers,
+            basic_auth: self.basic_auth.clone(),
+            keep_alive,
+        };
+        let prepared = templates
+            .iter()
+            .map(|t| render(t, &target, &common))
+            .collect::<Result<Vec<_>, _>>()?;
         let weights = templates.iter().map(|t| t.weight).collect();
 
         if self.max_in_flight == 0 {
             return Err("--max-in-flight must be at least 1".into());
         }
-        let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
+        let threads = self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        });
         Ok(Config {
             url: self.url.clone(),
             target,
@@ -220,14 +251,29 @@ impl Args {
             late_after: dur(&self.late_after)?,
             timeout: dur(&self.timeout)?,
             keep_alive,
-            conn: ConnOptions { nodelay: !self.nagle, quickack: self.quickack, stall_after: dur(&self.stall_after)? },
+            conn: ConnOptions {
+                nodelay: !self.nagle,
+                quickack: self.quickack,
+                stall_after: dur(&self.stall_after)?,
+            },
             ok_status: parse_status_ranges(&self.ok_status)?,
             expect_body: self.expect_body.map(String::into_bytes),
-            pattern: PatternThresholds { min_run: self.continuous_run.max(1), min_span_s: parse_duration_s(&self.continuous_span)? },
+            pattern: PatternThresholds {
+                min_run: self.continuous_run.max(1),
+                min_span_s: parse_duration_s(&self.continuous_span)?,
+            },
             min_achieved: parse_fraction(&self.min_achieved)?,
             min_on_time: parse_fraction(&self.min_on_time)?,
-            max_error_rate: self.max_error_rate.as_deref().map(parse_fraction).transpose()?,
-            max_p99_ms: self.max_p99.as_deref().map(|s| parse_duration_s(s).map(|v| v * 1000.0)).transpose()?,
+            max_error_rate: self
+                .max_error_rate
+                .as_deref()
+                .map(parse_fraction)
+                .transpose()?,
+            max_p99_ms: self
+                .max_p99
+                .as_deref()
+                .map(|s| parse_duration_s(s).map(|v| v * 1000.0))
+                .transpose()?,
             threads: threads.max(1),
         })
     }
@@ -245,27 +291,60 @@ mod tests {
 
     #[test]
     fn status_ranges() {
-        assert_eq!(parse_status_ranges("200-299,304").unwrap(), vec![(200, 299), (304, 304)]);
+        assert_eq!(
+            parse_status_ranges("200-299,304").unwrap(),
+            vec![(200, 299), (304, 304)]
+        );
         assert!(parse_status_ranges("299-200").is_err());
         assert!(parse_status_ranges("abc").is_err());
     }
 
     #[test]
     fn refuses_before_anything_is_sent() {
-        let e = args(&["--url", "http://10.0.0.1:8080", "--rate", "10rps", "--duration", "1s"]).into_config().err().unwrap();
+        let e = args(&[
+            "--url",
+            "http://10.0.0.1:8080",
+            "--rate",
+            "10rps",
+            "--duration",
+            "1s",
+        ])
+        .into_config()
+        .err()
+        .unwrap();
         assert!(e.contains("refusing"), "{e}");
-        let ok = args(&["--url", "http://10.0.0.1:8080", "--rate", "10rps", "--duration", "1s", "--allow-target", "10.0.0.0/8"]);
+        let ok = args(&[
+            "--url",
+            "http://10.0.0.1:8080",
+            "--rate",
+            "10rps",
+            "--duration",
+            "1s",
+            "--allow-target",
+            "10.0.0.0/8",
+        ]);
         assert!(ok.into_config().is_ok());
     }
 
     #[test]
     fn schedule_flags_combine() {
-        let c = args(&["--url", "http://127.0.0.1:1", "--stage", "ramp:0rps:100rps:2s", "--stage", "const:100rps:1s"])
-            .into_config()
-            .ok()
-            .unwrap();
+        let c = args(&[
+            "--url",
+            "http://127.0.0.1:1",
+            "--stage",
+            "ramp:0rps:100rps:2s",
+            "--stage",
+            "const:100rps:1s",
+        ])
+        .into_config()
+        .ok()
+        .unwrap();
         assert_eq!(c.schedule.total_requests(), 200);
-        assert!(args(&["--url", "http://127.0.0.1:1", "--rate", "10rps"]).into_config().is_err());
-        assert!(args(&["--url", "http://127.0.0.1:1"]).into_config().is_err());
+        assert!(args(&["--url", "http://127.0.0.1:1", "--rate", "10rps"])
+            .into_config()
+            .is_err());
+        assert!(args(&["--url", "http://127.0.0.1:1"])
+            .into_config()
+            .is_err());
     }
 }

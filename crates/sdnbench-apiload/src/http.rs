@@ -60,7 +60,10 @@ impl Failure {
                 _ => "io_error",
             },
         };
-        Failure { reason, before_response }
+        Failure {
+            reason,
+            before_response,
+        }
     }
 }
 
@@ -90,9 +93,21 @@ pub struct Conn {
 
 /// Opens a connection with the given options.
 pub async fn connect(addr: SocketAddr, opts: ConnOptions, id: u64) -> Result<Conn, Failure> {
-    let stream = TcpStream::connect(addr).await.map_err(|e| Failure::from_io(&e, true))?;
-    stream.set_nodelay(opts.nodelay).map_err(|e| Failure::from_io(&e, true))?;
-    Ok(Conn { stream, buf: Vec::with_capacity(8192), opts, id, reused: false, last_read: None, stalled: false })
+    let stream = TcpStream::connect(addr)
+        .await
+        .map_err(|e| Failure::from_io(&e, true))?;
+    stream
+        .set_nodelay(opts.nodelay)
+        .map_err(|e| Failure::from_io(&e, true))?;
+    Ok(Conn {
+        stream,
+        buf: Vec::with_capacity(8192),
+        opts,
+        id,
+        reused: false,
+        last_read: None,
+        stalled: false,
+    })
 }
 
 enum Framing {
@@ -104,11 +119,18 @@ enum Framing {
 
 impl Conn {
     /// Sends `req` and reads one complete response.
-    pub async fn exchange(&mut self, req: &Prepared, expect: Option<&[u8]>) -> Result<Response, Failure> {
+    pub async fn exchange(
+        &mut self,
+        req: &Prepared,
+        expect: Option<&[u8]>,
+    ) -> Result<Response, Failure> {
         self.last_read = None;
         self.stalled = false;
         self.buf.clear();
-        self.stream.write_all(&req.bytes).await.map_err(|e| Failure::from_io(&e, true))?;
+        self.stream
+            .write_all(&req.bytes)
+            .await
+            .map_err(|e| Failure::from_io(&e, true))?;
         let (status, keep_alive, framing) = loop {
             let head = self.read_head().await?;
             // 1xx interim responses (100 Continue) precede the real one.
@@ -116,15 +138,27 @@ impl Conn {
                 break head;
             }
         };
-        let framing = if req.head || status == 204 || status == 304 { Framing::Empty } else { framing };
+        let framing = if req.head || status == 204 || status == 304 {
+            Framing::Empty
+        } else {
+            framing
+        };
         let keep = keep_alive && !matches!(framing, Framing::UntilClose);
-        let body = self.read_body(framing, expect.is_some()).await.map_err(|e| Failure::from_io(&e, false))?;
+        let body = self
+            .read_body(framing, expect.is_some())
+            .await
+            .map_err(|e| Failure::from_io(&e, false))?;
         let body_matched = match expect {
             None => true,
             Some(pat) => pat.is_empty() || body.windows(pat.len()).any(|w| w == pat),
         };
         self.reused = true;
-        Ok(Response { status, keep_alive: keep, body_matched, stalled: self.stalled })
+        Ok(Response {
+            status,
+            keep_alive: keep,
+            body_matched,
+            stalled: self.stalled,
+        })
     }
 
     /// Reads until the server closes (or 2 s pass), so that the server, not
@@ -181,16 +215,27 @@ impl Conn {
             }
             scanned = self.buf.len().saturating_sub(3);
             if self.buf.len() > MAX_HEAD {
-                return Err(Failure { reason: "bad_response", before_response: false });
+                return Err(Failure {
+                    reason: "bad_response",
+                    before_response: false,
+                });
             }
             let before = self.buf.is_empty();
             match self.fill().await {
-                Ok(0) => return Err(Failure { reason: "closed", before_response: before }),
+                Ok(0) => {
+                    return Err(Failure {
+                        reason: "closed",
+                        before_response: before,
+                    })
+                }
                 Ok(_) => {}
                 Err(e) => return Err(Failure::from_io(&e, before)),
             }
         };
-        let parsed = parse_head(&self.buf[..end]).ok_or(Failure { reason: "bad_response", before_response: false });
+        let parsed = parse_head(&self.buf[..end]).ok_or(Failure {
+            reason: "bad_response",
+            before_response: false,
+        });
         self.buf.drain(..end + 4);
         parsed
     }
@@ -222,9 +267,11 @@ impl Conn {
             },
             Framing::Chunked => loop {
                 let line_end = self.read_line().await?;
-                let line = std::str::from_utf8(&self.buf[..line_end]).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
+                let line = std::str::from_utf8(&self.buf[..line_end])
+                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
                 let size_text = line.split(';').next().unwrap_or("").trim();
-                let size = usize::from_str_radix(size_text, 16).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
+                let size = usize::from_str_radix(size_text, 16)
+                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
                 self.buf.drain(..line_end + 2);
                 if size == 0 {
                     // Trailer fields end with an empty line.
@@ -286,7 +333,12 @@ fn parse_head(head: &[u8]) -> Option<(u16, bool, Framing)> {
         let v = v.trim();
         match k.trim().to_ascii_lowercase().as_str() {
             "content-length" => length = Some(v.parse::<usize>().ok()?),
-            "transfer-encoding" => chunked = v.to_ascii_lowercase().split(',').any(|t| t.trim() == "chunked"),
+            "transfer-encoding" => {
+                chunked = v
+                    .to_ascii_lowercase()
+                    .split(',')
+                    .any(|t| t.trim() == "chunked")
+            }
             "connection" => {
                 let v = v.to_ascii_lowercase();
                 if v.contains("close") {
@@ -332,11 +384,14 @@ mod tests {
     fn heads_decide_framing_and_reuse() {
         let (s, k, f) = parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 5").unwrap();
         assert!(s == 200 && k && matches!(f, Framing::Length(5)));
-        let (s, k, f) = parse_head(b"HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\nConnection: close").unwrap();
+        let (s, k, f) =
+            parse_head(b"HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\nConnection: close")
+                .unwrap();
         assert!(s == 500 && !k && matches!(f, Framing::Chunked));
         let (_, k, f) = parse_head(b"HTTP/1.0 200 OK\r\nServer: x").unwrap();
         assert!(!k && matches!(f, Framing::UntilClose));
-        let (_, k, _) = parse_head(b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0").unwrap();
+        let (_, k, _) =
+            parse_head(b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0").unwrap();
         assert!(k);
         assert!(parse_head(b"SSH-2.0-OpenSSH").is_none());
         assert!(parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: x").is_none());
@@ -367,7 +422,11 @@ mod tests {
     }
 
     fn get() -> Prepared {
-        Prepared { name: "GET /".into(), bytes: b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec().into(), head: false }
+        Prepared {
+            name: "GET /".into(),
+            bytes: b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec().into(),
+            head: false,
+        }
     }
 
     #[tokio::test]
@@ -375,23 +434,40 @@ mod tests {
         let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nfauc\r\n5\r\net_up\r\n0\r\nX-T: 1\r\n\r\n";
         let plain = b"HTTP/1.1 503 Busy\r\nContent-Length: 2\r\n\r\nno";
         let addr = one_conn_server(vec![vec![chunked.to_vec()], vec![plain.to_vec()]]).await;
-        let opts = ConnOptions { nodelay: true, quickack: false, stall_after: Duration::from_millis(30) };
+        let opts = ConnOptions {
+            nodelay: true,
+            quickack: false,
+            stall_after: Duration::from_millis(30),
+        };
         let mut c = connect(addr, opts, 0).await.unwrap();
         let r = c.exchange(&get(), Some(b"faucet_up")).await.unwrap();
-        assert_eq!((r.status, r.keep_alive, r.body_matched, r.stalled), (200, true, true, false));
+        assert_eq!(
+            (r.status, r.keep_alive, r.body_matched, r.stalled),
+            (200, true, true, false)
+        );
         let r = c.exchange(&get(), Some(b"faucet_up")).await.unwrap();
         assert_eq!((r.status, r.body_matched), (503, false));
         assert!(c.reused);
         // The server has nothing more to say and closes: a stale connection, before any response byte.
         let f = c.exchange(&get(), None).await.unwrap_err();
-        assert!(f.before_response && matches!(f.reason, "closed" | "reset"), "{f:?}");
+        assert!(
+            f.before_response && matches!(f.reason, "closed" | "reset"),
+            "{f:?}"
+        );
     }
 
     #[tokio::test]
     async fn a_pause_between_head_and_body_is_a_stall() {
-        let parts = vec![b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n".to_vec(), b"ok".to_vec()];
+        let parts = vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n".to_vec(),
+            b"ok".to_vec(),
+        ];
         let addr = one_conn_server(vec![parts]).await;
-        let opts = ConnOptions { nodelay: true, quickack: true, stall_after: Duration::from_millis(30) };
+        let opts = ConnOptions {
+            nodelay: true,
+            quickack: true,
+            stall_after: Duration::from_millis(30),
+        };
         let mut c = connect(addr, opts, 7).await.unwrap();
         let r = c.exchange(&get(), None).await.unwrap();
         assert!(r.stalled && r.status == 200);

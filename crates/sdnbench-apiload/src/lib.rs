@@ -34,7 +34,11 @@ pub fn run(args: Args) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(cfg.threads).enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.threads)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             output::emit_error(&format!("cannot start the I/O runtime: {e}"));
@@ -60,7 +64,10 @@ async fn execute(cfg: cli::Config) -> Result<bool, ()> {
     let reporter = tokio::spawn(runner::report(sh.clone(), done_rx));
     let pacer = {
         let (sh, handle) = (sh.clone(), tokio::runtime::Handle::current());
-        std::thread::Builder::new().name("pacer".into()).spawn(move || runner::pace(sh, handle)).expect("spawn pacer thread")
+        std::thread::Builder::new()
+            .name("pacer".into())
+            .spawn(move || runner::pace(sh, handle))
+            .expect("spawn pacer thread")
     };
     let pacer_done = tokio::task::spawn_blocking(move || pacer.join());
     tokio::pin!(pacer_done);
@@ -81,7 +88,12 @@ async fn execute(cfg: cli::Config) -> Result<bool, ()> {
     let _ = tokio::time::timeout(timeout + Duration::from_secs(1), all).await;
     let _ = done_tx.send(true);
     let _ = reporter.await;
-    let (data, passed) = summary::summarize(&sh, sh.start.elapsed().as_secs_f64(), stopped_at_s, interrupted);
+    let (data, passed) = summary::summarize(
+        &sh,
+        sh.start.elapsed().as_secs_f64(),
+        stopped_at_s,
+        interrupted,
+    );
     output::emit("summary", data);
     Ok(passed)
 }
@@ -89,7 +101,10 @@ async fn execute(cfg: cli::Config) -> Result<bool, ()> {
 /// Resolves on SIGINT or SIGTERM, so a stopped run still prints its summary.
 async fn shutdown_signal() {
     use tokio::signal::unix::{signal, SignalKind};
-    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
         (Ok(mut a), Ok(mut b)) => {
             tokio::select! { _ = a.recv() => {}, _ = b.recv() => {} }
         }

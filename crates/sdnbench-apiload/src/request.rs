@@ -46,9 +46,20 @@ impl Template {
         let (m, p) = match (it.next(), it.next(), it.next()) {
             (Some(m), Some(p), None) => (m, p),
             (Some(p), None, None) if p.starts_with('/') => ("GET", p),
-            _ => return Err(format!("--request '{s}': expected 'METHOD /path' or '/path'")),
+            _ => {
+                return Err(format!(
+                    "--request '{s}': expected 'METHOD /path' or '/path'"
+                ))
+            }
         };
-        Ok(Template { name: None, method: m.to_uppercase(), path: p.into(), headers: BTreeMap::new(), body: None, weight: 1 })
+        Ok(Template {
+            name: None,
+            method: m.to_uppercase(),
+            path: p.into(),
+            headers: BTreeMap::new(),
+            body: None,
+            weight: 1,
+        })
     }
 
     /// Reads a JSON list of templates.
@@ -80,15 +91,30 @@ pub fn render(t: &Template, target: &Target, common: &Common) -> Result<Prepared
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
         return Err(format!("request '{}': bad method '{}'", t.path, t.method));
     }
-    if !t.path.starts_with('/') || t.path.bytes().any(|b| b.is_ascii_whitespace() || b.is_ascii_control()) {
-        return Err(format!("request path '{}' must start with '/' and contain no spaces", t.path));
+    if !t.path.starts_with('/')
+        || t.path
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    {
+        return Err(format!(
+            "request path '{}' must start with '/' and contain no spaces",
+            t.path
+        ));
     }
     let body = match &t.body {
         None => None,
         Some(v) => Some(serde_json::to_vec(v).map_err(|e| e.to_string())?),
     };
-    let mut head = format!("{method} {}{} HTTP/1.1\r\nHost: {}\r\n", target.base_path, t.path, target.host_header);
-    let has = |name: &str| t.headers.keys().chain(common.headers.iter().map(|(k, _)| k)).any(|k| k.eq_ignore_ascii_case(name));
+    let mut head = format!(
+        "{method} {}{} HTTP/1.1\r\nHost: {}\r\n",
+        target.base_path, t.path, target.host_header
+    );
+    let has = |name: &str| {
+        t.headers
+            .keys()
+            .chain(common.headers.iter().map(|(k, _)| k))
+            .any(|k| k.eq_ignore_ascii_case(name))
+    };
     let defaults = [("User-Agent", "sdnbench-apiload"), ("Accept", "*/*")];
     let mut lines: Vec<(String, String)> = Vec::new();
     for (k, v) in defaults {
@@ -98,7 +124,10 @@ pub fn render(t: &Template, target: &Target, common: &Common) -> Result<Prepared
     }
     if let Some(cred) = &common.basic_auth {
         if !has("Authorization") {
-            lines.push(("Authorization".into(), format!("Basic {}", base64(cred.as_bytes()))));
+            lines.push((
+                "Authorization".into(),
+                format!("Basic {}", base64(cred.as_bytes())),
+            ));
         }
     }
     if body.is_some() && !has("Content-Type") {
@@ -106,7 +135,15 @@ pub fn render(t: &Template, target: &Target, common: &Common) -> Result<Prepared
     }
     lines.extend(common.headers.iter().cloned());
     lines.extend(t.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
-    lines.push(("Connection".into(), if common.keep_alive { "keep-alive" } else { "close" }.into()));
+    lines.push((
+        "Connection".into(),
+        if common.keep_alive {
+            "keep-alive"
+        } else {
+            "close"
+        }
+        .into(),
+    ));
     let body_len = body.as_ref().map(|b| b.len()).unwrap_or(0);
     if body.is_some() || matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
         lines.push(("Content-Length".into(), body_len.to_string()));
@@ -122,8 +159,15 @@ pub fn render(t: &Template, target: &Target, common: &Common) -> Result<Prepared
     if let Some(b) = body {
         bytes.extend_from_slice(&b);
     }
-    let name = t.name.clone().unwrap_or_else(|| format!("{method} {}", t.path));
-    Ok(Prepared { name, bytes: bytes.into(), head: method == "HEAD" })
+    let name = t
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{method} {}", t.path));
+    Ok(Prepared {
+        name,
+        bytes: bytes.into(),
+        head: method == "HEAD",
+    })
 }
 
 /// Standard base64 (RFC 4648) for the Basic authorization header.
@@ -131,7 +175,11 @@ fn base64(input: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
     for chunk in input.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -163,7 +211,11 @@ impl WeightedPicker {
         if total <= 0 {
             return Err("request weights add up to zero".into());
         }
-        Ok(WeightedPicker { current: vec![0; weights.len()], weights, total })
+        Ok(WeightedPicker {
+            current: vec![0; weights.len()],
+            weights,
+            total,
+        })
     }
 
     /// Index of the next template.
@@ -187,7 +239,13 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc4648_vectors() {
-        for (i, o) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")] {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(base64(i.as_bytes()), o);
         }
         assert_eq!(base64(b"onos:rocks"), "b25vczpyb2Nrcw==");
@@ -195,17 +253,29 @@ mod tests {
 
     #[test]
     fn renders_a_json_post_with_auth() {
-        let t: Vec<Template> =
-            Template::from_json(r#"[{"method": "post", "path": "/stats/flowentry/add", "body": {"dpid": 1}}]"#).unwrap();
+        let t: Vec<Template> = Template::from_json(
+            r#"[{"method": "post", "path": "/stats/flowentry/add", "body": {"dpid": 1}}]"#,
+        )
+        .unwrap();
         let target = parse_url("http://127.0.0.1:8080").unwrap();
-        let common = Common { basic_auth: Some("onos:rocks".into()), keep_alive: false, ..Default::default() };
+        let common = Common {
+            basic_auth: Some("onos:rocks".into()),
+            keep_alive: false,
+            ..Default::default()
+        };
         let p = render(&t[0], &target, &common).unwrap();
         let text = String::from_utf8(p.bytes.to_vec()).unwrap();
-        assert!(text.starts_with("POST /stats/flowentry/add HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"), "{text}");
+        assert!(
+            text.starts_with("POST /stats/flowentry/add HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"),
+            "{text}"
+        );
         assert!(text.contains("Authorization: Basic b25vczpyb2Nrcw==\r\n"));
         assert!(text.contains("Content-Type: application/json\r\n"));
         assert!(text.contains("Connection: close\r\n"));
-        assert!(text.ends_with("Content-Length: 10\r\n\r\n{\"dpid\":1}"), "{text}");
+        assert!(
+            text.ends_with("Content-Length: 10\r\n\r\n{\"dpid\":1}"),
+            "{text}"
+        );
         assert_eq!(p.name, "POST /stats/flowentry/add");
     }
 

@@ -76,7 +76,10 @@ impl Shared {
                 Ok(resp) => {
                     let stalled = resp.stalled.then_some(conn.id);
                     if resp.keep_alive && self.cfg.keep_alive {
-                        self.pool.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+                        self.pool
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(conn);
                     } else {
                         tokio::spawn(conn.linger_close());
                     }
@@ -92,7 +95,13 @@ impl Shared {
     }
 
     /// Does request `k` and records its outcome.
-    async fn one_request(self: Arc<Self>, k: u64, idx: usize, intended: Instant, _permit: OwnedSemaphorePermit) {
+    async fn one_request(
+        self: Arc<Self>,
+        k: u64,
+        idx: usize,
+        intended: Instant,
+        _permit: OwnedSemaphorePermit,
+    ) {
         let sent_at = Instant::now();
         let res = tokio::time::timeout(self.cfg.timeout, self.send(idx)).await;
         let done = Instant::now();
@@ -100,7 +109,11 @@ impl Shared {
             Err(_) => (Some("timeout".to_string()), false, None),
             Ok(Err(f)) => (Some(f.reason.to_string()), false, None),
             Ok(Ok((resp, stalled))) => {
-                let ok_status = self.cfg.ok_status.iter().any(|&(a, b)| (a..=b).contains(&resp.status));
+                let ok_status = self
+                    .cfg
+                    .ok_status
+                    .iter()
+                    .any(|&(a, b)| (a..=b).contains(&resp.status));
                 let failure = if !ok_status {
                     Some(format!("http_{}", resp.status))
                 } else if !resp.body_matched {
@@ -138,7 +151,9 @@ fn tighten_timer_slack() {
 /// now, and those due but not yet sent are unsent.
 fn stopped(sh: &Shared, k: u64) {
     let sched = &sh.cfg.schedule;
-    let due_now = (sched.due_at(sh.start.elapsed().as_secs_f64()) - 1e-9).ceil().max(0.0) as u64;
+    let due_now = (sched.due_at(sh.start.elapsed().as_secs_f64()) - 1e-9)
+        .ceil()
+        .max(0.0) as u64;
     let due = due_now.clamp(k, sched.total_requests());
     sh.reached.store(due, Ordering::Relaxed);
     sh.unsent.store(due - k, Ordering::Relaxed);
@@ -208,7 +223,8 @@ pub fn pace(sh: Arc<Shared>, rt: Handle) {
             sh.unsent.store(total - k, Ordering::Relaxed);
             return;
         }
-        sh.lock().sent(now, idx, now.duration_since(intended) > sh.cfg.late_after);
+        sh.lock()
+            .sent(now, idx, now.duration_since(intended) > sh.cfg.late_after);
         rt.spawn(sh.clone().one_request(k, idx, intended, permit));
     }
     // The run lasts as long as the schedule, even when its last slot comes early.

@@ -189,7 +189,13 @@ pub fn round(v: f64, digits: i32) -> f64 {
 pub fn take_interval(st: &mut Stats, t_s: u64, dur_s: f64, target: u64) -> Value {
     let c = st.seconds.remove(&t_s).unwrap_or_default();
     st.next_second = st.next_second.max(t_s + 1);
-    let per = |n: u64| if dur_s > 0.0 { round(n as f64 / dur_s, 3) } else { 0.0 };
+    let per = |n: u64| {
+        if dur_s > 0.0 {
+            round(n as f64 / dur_s, 3)
+        } else {
+            0.0
+        }
+    };
     json!({
         "t_s": t_s,
         "dur_s": round(dur_s, 3),

@@ -18,40 +18,83 @@ struct Check {
 
 /// Builds the summary; when interrupted, the target is the slots the pacer
 /// reached and the duration ends at the stop. Returns (data, passed).
-pub fn summarize(sh: &Shared, elapsed_s: f64, stopped_at_s: f64, interrupted: bool) -> (Value, bool) {
+pub fn summarize(
+    sh: &Shared,
+    elapsed_s: f64,
+    stopped_at_s: f64,
+    interrupted: bool,
+) -> (Value, bool) {
     let cfg = &sh.cfg;
     let st: std::sync::MutexGuard<'_, Stats> = sh.stats.lock().unwrap_or_else(|p| p.into_inner());
     let sched = &cfg.schedule;
     let reached = sh.reached.load(std::sync::atomic::Ordering::Relaxed);
     let target = reached.min(sched.total_requests());
-    let duration_s = if interrupted { stopped_at_s.min(sched.duration_s()) } else { sched.duration_s() };
+    let duration_s = if interrupted {
+        stopped_at_s.min(sched.duration_s())
+    } else {
+        sched.duration_s()
+    };
     let t = &st.total;
     let unsent = sh.unsent.load(std::sync::atomic::Ordering::Relaxed);
     let answered = t.succeeded + t.failed;
     let ratio = |n: u64, d: u64| if d == 0 { 1.0 } else { n as f64 / d as f64 };
-    let per_s = |n: u64| if duration_s > 0.0 { n as f64 / duration_s } else { 0.0 };
+    let per_s = |n: u64| {
+        if duration_s > 0.0 {
+            n as f64 / duration_s
+        } else {
+            0.0
+        }
+    };
     let achieved_ratio = ratio(t.sent, target);
     let on_time_ratio = ratio(t.sent - t.late, target);
-    let error_rate = if answered == 0 { 0.0 } else { t.failed as f64 / answered as f64 };
+    let error_rate = if answered == 0 {
+        0.0
+    } else {
+        t.failed as f64 / answered as f64
+    };
     let lat = t.latency.summary();
 
     let pattern = classify(
-        st.outcomes.iter().enumerate().take(target as usize).map(|(k, &o)| (sched.intended_s(k as u64), Stats::outcome_of(o))),
+        st.outcomes
+            .iter()
+            .enumerate()
+            .take(target as usize)
+            .map(|(k, &o)| (sched.intended_s(k as u64), Stats::outcome_of(o))),
         cfg.pattern,
     );
 
     let mut checks = Vec::new();
     if cfg.min_achieved > 0.0 {
-        checks.push(Check { name: "min_achieved", limit: cfg.min_achieved, value: achieved_ratio, passed: achieved_ratio >= cfg.min_achieved });
+        checks.push(Check {
+            name: "min_achieved",
+            limit: cfg.min_achieved,
+            value: achieved_ratio,
+            passed: achieved_ratio >= cfg.min_achieved,
+        });
     }
     if cfg.min_on_time > 0.0 {
-        checks.push(Check { name: "min_on_time", limit: cfg.min_on_time, value: on_time_ratio, passed: on_time_ratio >= cfg.min_on_time });
+        checks.push(Check {
+            name: "min_on_time",
+            limit: cfg.min_on_time,
+            value: on_time_ratio,
+            passed: on_time_ratio >= cfg.min_on_time,
+        });
     }
     if let Some(m) = cfg.max_error_rate {
-        checks.push(Check { name: "max_error_rate", limit: m, value: error_rate, passed: error_rate <= m });
+        checks.push(Check {
+            name: "max_error_rate",
+            limit: m,
+            value: error_rate,
+            passed: error_rate <= m,
+        });
     }
     if let Some(m) = cfg.max_p99_ms {
-        checks.push(Check { name: "max_p99_ms", limit: m, value: lat.p99_ms, passed: lat.count > 0 && lat.p99_ms <= m });
+        checks.push(Check {
+            name: "max_p99_ms",
+            limit: m,
+            value: lat.p99_ms,
+            passed: lat.count > 0 && lat.p99_ms <= m,
+        });
     }
     let passed = checks.iter().all(|c| c.passed);
 

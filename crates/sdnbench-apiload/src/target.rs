@@ -19,9 +19,15 @@ pub struct Cidr {
 impl Cidr {
     /// Parses `ADDR/PREFIX`; refuses public ranges.
     pub fn parse(s: &str) -> Result<Cidr, String> {
-        let (a, p) = s.split_once('/').ok_or_else(|| format!("--allow-target '{s}': expected ADDR/PREFIX, e.g. 10.0.0.0/8"))?;
-        let net: IpAddr = a.parse().map_err(|_| format!("--allow-target '{s}': '{a}' is not an IP address"))?;
-        let prefix: u8 = p.parse().map_err(|_| format!("--allow-target '{s}': '{p}' is not a prefix length"))?;
+        let (a, p) = s.split_once('/').ok_or_else(|| {
+            format!("--allow-target '{s}': expected ADDR/PREFIX, e.g. 10.0.0.0/8")
+        })?;
+        let net: IpAddr = a
+            .parse()
+            .map_err(|_| format!("--allow-target '{s}': '{a}' is not an IP address"))?;
+        let prefix: u8 = p
+            .parse()
+            .map_err(|_| format!("--allow-target '{s}': '{p}' is not a prefix length"))?;
         let max = if net.is_ipv4() { 32 } else { 128 };
         if prefix > max {
             return Err(format!("--allow-target '{s}': prefix longer than {max}"));
@@ -39,11 +45,19 @@ impl Cidr {
     pub fn contains(&self, ip: IpAddr) -> bool {
         match (self.net, ip) {
             (IpAddr::V4(n), IpAddr::V4(i)) => {
-                let mask = if self.prefix == 0 { 0 } else { u32::MAX << (32 - self.prefix) };
+                let mask = if self.prefix == 0 {
+                    0
+                } else {
+                    u32::MAX << (32 - self.prefix)
+                };
                 u32::from(n) & mask == u32::from(i) & mask
             }
             (IpAddr::V6(n), IpAddr::V6(i)) => {
-                let mask = if self.prefix == 0 { 0 } else { u128::MAX << (128 - self.prefix) };
+                let mask = if self.prefix == 0 {
+                    0
+                } else {
+                    u128::MAX << (128 - self.prefix)
+                };
                 u128::from(n) & mask == u128::from(i) & mask
             }
             _ => false,
@@ -60,7 +74,9 @@ impl Cidr {
             (IpAddr::V6(Ipv6Addr::LOCALHOST), 128),
             (IpAddr::V6(Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0)), 7),
         ];
-        blocks.iter().any(|&(net, prefix)| prefix <= self.prefix && Cidr { net, prefix }.contains(self.net))
+        blocks
+            .iter()
+            .any(|&(net, prefix)| prefix <= self.prefix && Cidr { net, prefix }.contains(self.net))
     }
 }
 
@@ -83,7 +99,9 @@ pub fn parse_url(url: &str) -> Result<Target, String> {
         None => (rest, ""),
     };
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (h, after) = v6.split_once(']').ok_or_else(|| format!("--url '{url}': unclosed '['"))?;
+        let (h, after) = v6
+            .split_once(']')
+            .ok_or_else(|| format!("--url '{url}': unclosed '['"))?;
         (h, after.strip_prefix(':'))
     } else {
         match authority.rsplit_once(':') {
@@ -92,16 +110,25 @@ pub fn parse_url(url: &str) -> Result<Target, String> {
         }
     };
     let port: u16 = match port {
-        Some(p) => p.parse().map_err(|_| format!("--url '{url}': bad port '{p}'"))?,
+        Some(p) => p
+            .parse()
+            .map_err(|_| format!("--url '{url}': bad port '{p}'"))?,
         None => 80,
     };
     let ip: IpAddr = if host.eq_ignore_ascii_case("localhost") {
         IpAddr::V4(Ipv4Addr::LOCALHOST)
     } else {
-        host.parse()
-            .map_err(|_| format!("--url '{url}': host must be an IP address or localhost (names are not resolved)"))?
+        host.parse().map_err(|_| {
+            format!(
+                "--url '{url}': host must be an IP address or localhost (names are not resolved)"
+            )
+        })?
     };
-    Ok(Target { addr: SocketAddr::new(ip, port), host_header: authority.to_string(), base_path: path.to_string() })
+    Ok(Target {
+        addr: SocketAddr::new(ip, port),
+        host_header: authority.to_string(),
+        base_path: path.to_string(),
+    })
 }
 
 /// Refuses any address that is neither loopback nor inside an allowed range.
@@ -125,8 +152,14 @@ mod tests {
         assert_eq!(t.addr, "127.0.0.1:8080".parse().unwrap());
         assert_eq!(t.host_header, "127.0.0.1:8080");
         assert_eq!(t.base_path, "/api");
-        assert_eq!(parse_url("http://localhost").unwrap().addr, "127.0.0.1:80".parse().unwrap());
-        assert_eq!(parse_url("http://[::1]:81").unwrap().addr, "[::1]:81".parse().unwrap());
+        assert_eq!(
+            parse_url("http://localhost").unwrap().addr,
+            "127.0.0.1:80".parse().unwrap()
+        );
+        assert_eq!(
+            parse_url("http://[::1]:81").unwrap().addr,
+            "[::1]:81".parse().unwrap()
+        );
         assert!(parse_url("https://127.0.0.1").is_err());
         assert!(parse_url("http://example.org/").is_err());
     }
