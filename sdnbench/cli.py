@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -65,8 +66,7 @@ def _cmd_plan(args) -> int:
 
 
 def _cmd_run(args) -> int:
-    from .analysis.compare import compare
-    from .analysis.table import render_all
+    from .analysis.table import render_report
     from .config.loader import load_experiment
     from .runner.campaign import run_campaign
     from .runner.preflight import preflight
@@ -91,8 +91,7 @@ def _cmd_run(args) -> int:
         print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file} "
               f"--out {rundir} --resume", file=sys.stderr)
         return 130
-    cells, controllers, rows = compare(store)
-    print(render_all(cells, controllers, rows))
+    print(render_report(store))
     _export(store, rundir)
     print(f"\nrun directory: {rundir}  ({time.monotonic() - t0:.0f} s)")
     return 0
@@ -108,7 +107,7 @@ def _export(store, rundir: Path) -> None:
 
 def _cmd_results(args) -> int:
     from .analysis.compare import compare
-    from .analysis.table import render_all
+    from .analysis.table import render_report
     from .results.store import DB_NAME, ResultStore
 
     rundir = Path(args.rundir)
@@ -116,17 +115,15 @@ def _cmd_results(args) -> int:
         print(f"{rundir}: no {DB_NAME} here (is it a run directory?)", file=sys.stderr)
         return 2
     store = ResultStore.in_rundir(rundir)
-    cells, controllers, rows = compare(store)
     metrics = args.metric or None
     if args.format == "table":
-        text = render_all(cells, controllers, rows, metrics)
-        print(text or "no measurements stored yet")
+        print(render_report(store, metrics))
         _export(store, rundir)
         print(f"\nexported {rundir / 'summary.csv'} and {rundir / 'summary.json'}")
     else:
         from .analysis.compare import to_csv, to_json
 
-        chosen = [c for c in cells if not metrics or c.metric in metrics]
+        chosen = [c for c in compare(store)[0] if not metrics or c.metric in metrics]
         print(to_csv(chosen) if args.format == "csv" else to_json(chosen))
     return 0
 
@@ -208,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     except SdnbenchError as exc:
         print(f"sdnbench: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `sdnbench results RUN | head`: the reader left, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

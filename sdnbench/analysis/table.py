@@ -73,3 +73,15 @@ def render_all(cells: list[Cell], controllers: list[str], rows, metrics: list[st
     present = {c.metric for c in cells}
     chosen = metrics or [m for m in DEFAULT_METRICS if m in present]
     return "\n\n".join(t for t in (render(cells, controllers, rows, m) for m in chosen) if t)
+
+
+def render_report(store, metrics: list[str] | None = None) -> str:
+    """Everything a reader expects after a run: metric tables, then stress outcomes if any."""
+    from .compare import compare
+    from .stress_table import render_stress
+
+    cells, controllers, rows = compare(store)
+    parts = [render_all(cells, controllers, rows, metrics)]
+    if not metrics:
+        parts.append(render_stress(store))
+    return "\n\n".join(p for p in parts if p) or "no measurements stored yet"

@@ -48,8 +48,7 @@ class Trial:
 
     def key_at(self, point: dict) -> str:
         """The key of this trial's sibling at another sweep point (e.g. the load phase of a stress phase)."""
-        text = json.dumps(point, sort_keys=True)
-        return f"{self.controller.label}|{self.topology}|{self.workload['name']}|{text}|{self.repetition}"
+        return trial_key(self.controller.label, self.topology, self.workload["name"], point, self.repetition)
 
     @property
     def group(self) -> tuple[str, str, bool]:
@@ -85,6 +84,11 @@ class Trial:
         if self.kind == "nbi":
             return nbi_phase_seconds(self.workload, self.sweep_point["phase"])
         return max((flow_seconds(f) for f in self.flows), default=0.0)
+
+
+def trial_key(controller: str, topology: str, workload: str, point: dict, repetition: int) -> str:
+    """A trial's identity in the store."""
+    return f"{controller}|{topology}|{workload}|{json.dumps(point, sort_keys=True)}|{repetition}"
 
 
 def flow_seconds(f: FlowSpec) -> float:
