@@ -4,7 +4,10 @@
 #
 # For each tool and each target rate: the rate of successful responses and
 # the median latency from the intended send time. A tool "holds" a rate when
-# its successful responses reach 99% of the target. Results: CSV + Markdown
+# its successful responses reach 99% of the target and errors (failed,
+# dropped or unsent requests) stay under 1% of the requests. sdnbench-apiload
+# opens as many connections before its clock starts as wrk2 keeps
+# (--preconnect = CONNECTIONS). Results: CSV + Markdown
 # under benchmarks/apiload/results/.
 #
 # Peers (each skipped with a message when absent):
@@ -104,7 +107,7 @@ run_all() {
     local path="$1" rate="$2" tag="$3"
     echo "== $path at $rate rps"
     "$APILOAD" --url "http://127.0.0.1:$PORT" --request "GET $path" \
-        --rate "${rate}rps" --duration "${DURATION}s" --min-achieved 0 \
+        --rate "${rate}rps" --duration "${DURATION}s" --min-achieved 0 --preconnect "$CONNECTIONS" \
         > "$RAW/apiload-$tag.jsonl" 2> "$RAW/apiload-$tag.err" || true
     if [[ -n "$WRK2" && -x "$WRK2" ]]; then
         "$WRK2" -t2 -c"$CONNECTIONS" -d"${DURATION}s" -R"$rate" --latency "http://127.0.0.1:$PORT$path" \

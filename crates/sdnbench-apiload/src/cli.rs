@@ -117,6 +117,10 @@ pub struct Args {
     /// Worker threads for the I/O runtime (default: number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Open this many keep-alive connections before the clock starts (like wrk's -c),
+    /// so the first second does not also measure connection setup. At most --max-in-flight.
+    #[arg(long, default_value_t = 0)]
+    pub preconnect: u32,
 }
 
 /// Everything a run needs, checked.
@@ -140,6 +144,7 @@ pub struct Config {
     pub max_error_rate: Option<f64>,
     pub max_p99_ms: Option<f64>,
     pub threads: usize,
+    pub preconnect: u32,
 }
 
 fn dur(s: &str) -> Result<Duration, String> {
@@ -275,6 +280,11 @@ impl Args {
                 .map(|s| parse_duration_s(s).map(|v| v * 1000.0))
                 .transpose()?,
             threads: threads.max(1),
+            preconnect: if keep_alive {
+                self.preconnect.min(self.max_in_flight)
+            } else {
+                0
+            },
         })
     }
 }

@@ -35,22 +35,38 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Fresh state; the clock starts now.
-    pub fn new(cfg: Config) -> Arc<Self> {
+    /// Fresh state with `warm` idle connections; the clock starts now.
+    pub fn new(cfg: Config, warm: Vec<Conn>) -> Arc<Self> {
         let start = Instant::now();
-        let stats = Stats::new(start, cfg.schedule.total_requests(), cfg.prepared.len());
+        let mut stats = Stats::new(start, cfg.schedule.total_requests(), cfg.prepared.len());
+        for _ in &warm {
+            stats.opened(start);
+        }
+        let next_conn = AtomicU64::new(warm.len() as u64);
         let sem = Arc::new(Semaphore::new(cfg.max_in_flight as usize));
         Arc::new(Shared {
             cfg,
             stats: Mutex::new(stats),
             start,
-            pool: Mutex::new(Vec::new()),
-            next_conn: AtomicU64::new(0),
+            pool: Mutex::new(warm),
+            next_conn,
             stop: AtomicBool::new(false),
             sem,
             unsent: AtomicU64::new(0),
             reached: AtomicU64::new(u64::MAX),
         })
+    }
+
+    /// Opens `cfg.preconnect` connections at once; failures are left to the run to count.
+    pub async fn preconnect(cfg: &Config) -> Vec<Conn> {
+        let opens = (0..cfg.preconnect).map(|id| connect(cfg.target.addr, cfg.conn, u64::from(id)));
+        let mut warm = Vec::new();
+        for c in opens {
+            if let Ok(Ok(c)) = tokio::time::timeout(cfg.timeout, c).await {
+                warm.push(c);
+            }
+        }
+        warm
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Stats> {
