@@ -1,0 +1,145 @@
+"""Stress outcome labels on synthetic per-second series whose labels are known."""
+
+from __future__ import annotations
+
+import pytest
+
+from sdnbench.analysis.stress import (Baseline, StressThresholds, classify, failing_stretch, outcome_table,
+                                      weighted_median)
+
+BASE = Baseline(throughput_rps=1000.0, latency_p50_ms=4.0)
+
+
+def row(t, ok, failed=0, p50=4.0, target=1000, **extra):
+    """One flattened apiload interval row; failures are timeouts (no response, no latency)."""
+    r = {"t_s": t, "dur_s": 1.0, "target": target,
+         "sent": ok + failed, "succeeded": ok, "failed": failed, "throughput_rps": float(ok),
+         "latency_p50_ms": p50, "latency_count": ok, **extra}   # failures here are timeouts: no latency
+    if failed:
+        r["failed_timeout"] = failed
+    return r
+
+
+def series(n, ok, failed=0, p50=4.0, target=1000, start=0):
+    return [row(start + t, ok, failed, p50, target) for t in range(n)]
+
+
+def test_healthy_run_has_no_label():
+    out = classify(series(10, 990), BASE)
+    assert out.codes == [] and out.text() == "none"
+    assert out.metrics["throughput_rps"] == 990
+
+
+def test_partial_failure_scattered_errors():
+    rows = series(10, 990, failed=10)
+    out = classify(rows, BASE)
+    assert out.codes == ["PF"]
+    ev = out.labels[0].evidence
+    assert ev["failed"] == 100 and ev["error_rate"] == pytest.approx(0.01)
+
+
+def test_continuous_failure_from_consecutive_failing_seconds_with_sdt():
+    rows = series(5, 1000) + series(4, 0, failed=1000, start=5) + series(5, 1000, start=9)
+    out = classify(rows, BASE)
+    cf = out.labels[0].evidence["reasons"][0]
+    assert (cf["seconds"], cf["from_s"], cf["to_s"], cf["failed"]) == (4, 5, 9, 4000)
+    # 10 of 14 seconds succeed at the full rate: 714 rps, 71 % of the baseline -> DT, not SDT.
+    assert out.codes == ["CF", "DT"]
+    assert out.labels[1].evidence["ratio"] == pytest.approx(10000 / 14 / 1000, abs=1e-4)
+
+
+def test_two_failing_seconds_are_not_continuous_by_default():
+    rows = series(5, 1000) + series(2, 400, failed=600, start=5) + series(5, 1000, start=7)
+    assert classify(rows, BASE).codes == ["PF"]
+    assert classify(rows, BASE, StressThresholds(cf_seconds=2)).codes == ["CF"]
+
+
+def test_silent_seconds_neither_break_nor_extend_a_failing_stretch():
+    rows = [row(0, 0, 500), row(1, 0, 0, p50=None), row(2, 0, 500), row(3, 0, 500), row(4, 1000)]
+    st = failing_stretch(rows, 0.5)
+    assert (st["seconds"], st["from_s"], st["to_s"]) == (3, 0, 4)
+
+
+def test_cf_from_the_tools_failure_pattern_and_long_run():
+    rows = series(10, 995, failed=5)
+    summary = {"failure_pattern": {"pattern": "continuous", "longest_run": 50, "longest_run_start_s": 5.0,
+                                   "longest_run_span_s": 0.05, "continuous_min_run": 20,
+                                   "continuous_min_span_s": 0.1}}
+    out = classify(rows, BASE, summary=summary)
+    assert out.codes == ["CF"]
+    rules = [r["rule"] for r in out.labels[0].evidence["reasons"]]
+    assert len(rules) == 2 and all(r["longest_run"] == 50 for r in out.labels[0].evidence["reasons"])
+    # Outside the window of interest, the run does not count; the few errors inside do.
+    assert classify(rows, BASE, summary=summary, window=(6, 10)).codes == ["PF"]
+    partial = {"failure_pattern": {**summary["failure_pattern"], "pattern": "partial", "longest_run": 3}}
+    assert classify(rows, BASE, summary=partial).codes == ["PF"]
+
+
+def test_significantly_decreased_throughput_only():
+    out = classify(series(10, 400), BASE)
+    assert out.codes == ["SDT"]
+    assert out.labels[0].evidence["ratio"] == pytest.approx(0.4)
+
+
+def test_decreased_throughput_boundaries():
+    assert classify(series(10, 899), BASE).codes == ["DT"]
+    assert classify(series(10, 900), BASE).codes == []
+    assert classify(series(10, 500), BASE).codes == ["DT"]
+    assert classify(series(10, 499), BASE).codes == ["SDT"]
+
+
+def test_expected_throughput_never_exceeds_what_the_run_asked_for():
+    """A 300 rps attack-phase load fully served is not a throughput drop against a 1,000 rps baseline."""
+    out = classify(series(10, 300, target=300), BASE)
+    assert out.codes == []
+    assert classify(series(10, 200, target=300), BASE).labels[0].evidence["expected_rps"] == 300
+
+
+def test_high_response_time_needs_both_factor_and_floor():
+    assert classify(series(10, 1000, p50=60.0), BASE).codes == ["HRT"]
+    assert classify(series(10, 1000, p50=11.0), BASE).codes == []          # 2.75 x baseline
+    assert classify(series(10, 1000, p50=40.0), BASE).codes == []          # 10 x, but under 50 ms
+    slow_base = Baseline(1000.0, 30.0)
+    assert classify(series(10, 1000, p50=80.0), slow_base).codes == []     # > 50 ms, but 2.7 x
+    ev = classify(series(10, 1000, p50=95.0), slow_base).labels[0].evidence
+    assert (ev["limit_ms"], ev["factor"]) == (90.0, pytest.approx(3.17, abs=0.01))
+
+
+def test_everything_at_once_cf_sdt_hrt():
+    rows = series(3, 200, p50=300.0) + series(5, 0, failed=800, start=3) + series(2, 200, p50=300.0, start=8)
+    out = classify(rows, BASE)
+    assert out.text() == "CF+SDT+HRT"
+    assert out.to_dict()["labels"][0]["name"] == "continuous failure"
+
+
+def test_window_limits_the_seconds_classified():
+    rows = series(10, 1000) + series(10, 300, failed=700, start=10) + series(10, 1000, start=20)
+    assert classify(rows, BASE, window=(0, 10)).codes == []
+    assert classify(rows, BASE, window=(10, 20)).codes == ["CF", "SDT"]
+    assert classify(rows, BASE, window=(10, 20)).metrics["seconds"] == 10
+
+
+def test_whole_run_median_from_summary_when_given():
+    summary = {"latency_ms": {"count": 100, "p50": 120.0}, "failure_pattern": {"pattern": "none"}}
+    assert classify(series(5, 1000, p50=4.0), BASE, summary=summary).codes == ["HRT"]
+
+
+def test_baseline_from_summary_and_series():
+    b = Baseline.from_summary({"throughput_rps": 812.5, "error_rate": 0.001,
+                               "latency_ms": {"count": 10, "p50": 3.2}})
+    assert (b.throughput_rps, b.latency_p50_ms, b.error_rate) == (812.5, 3.2, 0.001)
+    s = Baseline.from_series([row(0, 100, p50=2.0), row(1, 300, p50=5.0), row(2, 100, p50=9.0)])
+    assert s.throughput_rps == pytest.approx(500 / 3) and s.latency_p50_ms == 5.0
+
+
+def test_weighted_median():
+    assert weighted_median([(1.0, 1), (2.0, 1), (100.0, 1)]) == 2.0
+    assert weighted_median([(1.0, 10), (100.0, 1)]) == 1.0
+    assert weighted_median([(1.0, 0)]) is None
+
+
+def test_outcome_table():
+    table = outcome_table({"ryu": {"overload": classify(series(5, 400), BASE),
+                                   "dos": classify(series(5, 1000), BASE)}})
+    assert "| ryu | SDT | none | - |" in table
+    assert "CF continuous failure" in table
