@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 
 import pytest
 
 from sdnbench.emulation import ovs
 from sdnbench.emulation.network import EmulatedNetwork
 from sdnbench.errors import ConfigError
-from sdnbench.manifest import Manifest
-from sdnbench.manifest import process_start_time
+from sdnbench.manifest import Manifest, process_start_time
 from sdnbench.topology import build_topology
 from sdnbench.workloads.attack import AttackSpec, start_attacks
+
+from .ofcounter import PacketInCounter
 
 pytestmark = pytest.mark.netns
 
@@ -147,8 +149,6 @@ def test_target_outside_network_refused_before_sending(network, tmp_path, target
 
 def test_stop_ends_a_flood_early(network, tmp_path):
     """stop() during a flood ends it at once; its count is still reported."""
-    import time
-
     spec = AttackSpec("icmp", ("h2",), "h3", duration_s=60.0, rate_pps=2000)
     run = start_attacks([spec], network.hosts, network.graph, tmp_path / "attack")
     time.sleep(1.0)
@@ -158,3 +158,38 @@ def test_stop_ends_a_flood_early(network, tmp_path):
     assert src["stop_s"] < 5
     assert res["packets_sent"] and res["packets_sent"] > 100
     assert all(p.poll() is not None for p in network.hosts["h2"].started)
+
+
+@pytest.fixture
+def secure_network(tmp_path):
+    """Three hosts on one OpenFlow 1.0 switch in secure mode, connected to a PACKET_IN counter."""
+    graph = build_topology({"kind": "single", "hosts": 3})
+    net = EmulatedNetwork(graph, Manifest(tmp_path / "run"), openflow="1.0", fail_mode="secure")
+    ctl = PacketInCounter()
+    try:
+        net.start()
+        net.attach_controller(f"tcp:127.0.0.1:{ctl.port}", timeout_s=30)
+        yield net, ctl
+    finally:
+        pids = [p.pid for h in net.hosts.values() for p in h.started]
+        net.stop()
+        ctl.close()
+        assert [p for p in pids if process_start_time(p) is not None] == []
+
+
+def test_newflows_raise_one_packet_in_per_frame(secure_network, tmp_path):
+    """Every newflows frame misses the empty flow table: the controller gets one PACKET_IN each."""
+    net, ctl = secure_network
+    spec = AttackSpec("newflows", ("h1",), "h3", duration_s=1.5, rate_pps=200)
+    res = run_to_end(net, spec, tmp_path)
+    sent = res["packets_sent"]
+    assert 250 <= sent <= 300
+    host_macs = {bytes.fromhex(h.mac.replace(":", "")) for h in net.graph.hosts}
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        fresh = [m for m in list(ctl.src_macs) if m not in host_macs]
+        if len(fresh) >= sent:
+            break
+        time.sleep(0.1)
+    assert len(fresh) == sent
+    assert len(set(fresh)) == sent
