@@ -215,13 +215,17 @@ class AttackRun:
 
     def _one(self, i: int, spec: AttackSpec) -> None:
         """Wait for start_s, launch every source, wait for the end (or stop()), stop them."""
-        if self._stop.wait(max(0.0, spec.start_s - self._now())):
-            return
-        for proc in self.procs[i]:
-            self._launch(proc)
-        self._stop.wait(max(0.0, spec.start_s + spec.duration_s - self._now()))
-        for proc in self.procs[i]:
-            self._end(proc)
+        try:
+            if self._stop.wait(max(0.0, spec.start_s - self._now())):
+                return
+            for proc in self.procs[i]:
+                self._launch(proc)
+            self._stop.wait(max(0.0, spec.start_s + spec.duration_s - self._now()))
+            for proc in self.procs[i]:
+                self._end(proc)
+        except Exception as e:   # a scheduler thread must not die silently: report it per source
+            for proc in self.procs[i]:
+                proc.error = proc.error or f"attack scheduler failed: {e!r}"
 
     def _launch(self, proc: AttackProcess) -> None:
         with self._lock:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from sdnbench.analysis.stress import (Baseline, StressThresholds, classify, failing_stretch, outcome_table,
@@ -143,3 +146,54 @@ def test_outcome_table():
                                    "dos": classify(series(5, 1000), BASE)}})
     assert "| ryu | SDT | none | - |" in table
     assert "CF continuous failure" in table
+
+
+# -- a recorded sdnbench-apiload run -------------------------------------------
+# 100 rps for 12 s against a loopback server that answered 503 from second 3 to
+# 6 and took 60 ms per answer from second 7 to 10 (its first request is t = 0).
+
+RECORDED = Path(__file__).parent / "data" / "apiload-503-then-slow.jsonl"
+
+
+def recorded_run() -> tuple[list[dict], dict]:
+    """(rows, summary) of the recording, rows flattened as the nbi workload flattens them."""
+    rows, summary = [], {}
+    for line in RECORDED.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "interval":
+            rows.append(flat(rec["data"]))
+        elif rec["type"] == "summary":
+            summary = rec["data"]
+    return rows, summary
+
+
+def flat(data: dict) -> dict:
+    """Same as sdnbench.workloads.nbi.flatten_interval (checked below when that module exists)."""
+    out = {k: v for k, v in data.items() if isinstance(v, (int, float))}
+    out.update({(f"latency_{k}_ms" if k != "count" else "latency_count"): v for k, v in data["latency_ms"].items()})
+    out.update({f"failed_{k}": v for k, v in data["failed_by_reason"].items()})
+    return out
+
+
+def test_local_flattening_matches_the_nbi_workload():
+    nbi = pytest.importorskip("sdnbench.workloads.nbi")
+    for line in RECORDED.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "interval":
+            assert flat(rec["data"]) == nbi.flatten_interval(rec["data"])
+
+
+def test_recorded_run_labels():
+    rows, summary = recorded_run()
+    base = Baseline.from_series([r for r in rows if r["t_s"] < 3])
+    assert base.throughput_rps == 100 and base.latency_p50_ms < 1
+    whole = classify(rows, base, summary=summary)
+    assert whole.text() == "CF+DT"                     # 900 of 1,200 succeeded: 75 rps of 100
+    rules = [r["rule"] for r in whole.labels[0].evidence["reasons"]]
+    assert len(rules) == 3                             # 3 failing seconds, a 300-request run, the tool's pattern
+    assert whole.labels[0].evidence["reasons"][0]["from_s"] == 3
+    assert classify(rows, base, summary=summary, window=(0, 3)).text() == "none"
+    assert classify(rows, base, summary=summary, window=(3, 6)).text() == "CF+SDT"
+    slow = classify(rows, base, summary=summary, window=(7, 10))
+    assert slow.text() == "HRT"
+    assert slow.labels[0].evidence["latency_p50_ms"] == pytest.approx(60.5, abs=1)
