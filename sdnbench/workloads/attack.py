@@ -221,8 +221,7 @@ class AttackRun:
             for proc in self.procs[i]:
                 self._launch(proc)
             self._stop.wait(max(0.0, spec.start_s + spec.duration_s - self._now()))
-            for proc in self.procs[i]:
-                self._end(proc)
+            self._end(self.procs[i])
         except Exception as e:   # a scheduler thread must not die silently: report it per source
             for proc in self.procs[i]:
                 proc.error = proc.error or f"attack scheduler failed: {e!r}"
@@ -243,25 +242,27 @@ class AttackRun:
                 out.close()
                 err.close()
 
-    def _end(self, proc: AttackProcess) -> None:
-        """SIGINT (both tools print their count), SIGKILL of the group after a grace period."""
+    def _end(self, group: list[AttackProcess]) -> None:
+        """SIGINT to every source at once (both tools print their count), SIGKILL after a grace period."""
         with self._lock:
-            if proc.popen is None or proc.stop_s is not None:
-                return
-            proc.stop_s = self._now()
-            if proc.popen.poll() is None:
-                _signal_group(proc.popen.pid, signal.SIGINT)
+            live = [p for p in group if p.popen is not None and p.stop_s is None]
+            for proc in live:
+                proc.stop_s = self._now()
+                if proc.popen.poll() is None:
+                    _signal_group(proc.popen.pid, signal.SIGINT)
+                else:
+                    proc.error = proc.error or f"exited early with code {proc.popen.returncode}"
+            deadline = time.monotonic() + STOP_GRACE_S
+            for proc in live:
                 try:
-                    proc.popen.wait(STOP_GRACE_S)
+                    proc.popen.wait(max(0.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     _signal_group(proc.popen.pid, signal.SIGKILL)
                     proc.popen.wait(5)
                     proc.error = "did not stop on SIGINT; killed"
-            else:
-                proc.error = proc.error or f"exited early with code {proc.popen.returncode}"
-            _signal_group(proc.popen.pid, signal.SIGKILL)   # anything left in its group
-            proc.exit_code = proc.popen.returncode
-            self._collect(proc)
+                _signal_group(proc.popen.pid, signal.SIGKILL)   # anything left in its group
+                proc.exit_code = proc.popen.returncode
+                self._collect(proc)
 
     def _collect(self, proc: AttackProcess) -> None:
         out = proc.out_path.read_text(errors="replace") if proc.out_path.exists() else ""
@@ -290,8 +291,7 @@ class AttackRun:
         for t in self._threads:
             t.join(STOP_GRACE_S + 10)
         for group in self.procs:
-            for proc in group:
-                self._end(proc)
+            self._end(group)
 
     def results(self) -> list[dict[str, Any]]:
         """Per attack: packets sent (total and per source), start/stop times, errors."""

@@ -216,8 +216,9 @@ def test_schedule_start_stop_and_counts(graph, tmp_path, monkeypatch):
     first, long, never = run.results()
     assert first["errors"] == [] and len(first["sources"]) == 2
     for src in first["sources"]:
-        assert src["start_s"] == pytest.approx(0.3, abs=0.2)
-        assert src["stop_s"] == pytest.approx(1.1, abs=0.3)
+        assert src["start_s"] == pytest.approx(0.3, abs=0.5)
+        assert src["stop_s"] == pytest.approx(1.1, abs=0.5)
+        assert src["stop_s"] > src["start_s"]
         assert src["packets_sent"] > 10
     assert first["packets_sent"] == sum(s["packets_sent"] for s in first["sources"])
     assert long["sources"][0]["stop_s"] < 5 and long["packets_sent"] > 10    # cut short by stop()
