@@ -226,6 +226,9 @@ def classify(rows: Sequence[Row], baseline: Baseline, thresholds: StressThreshol
     """Label a run (or the seconds of `window`, e.g. an attack) against the baseline."""
     th = thresholds or StressThresholds()
     picked = in_window(rows, window)
+    if not picked:   # nothing measured: no label, rather than a throughput of zero
+        return StressOutcome([], {"seconds": 0, "window": list(window) if window else None,
+                                  "note": "no per-second rows to classify"})
     totals = window_totals(picked)
     p50 = totals["latency_p50_ms"]
     if window is None and summary and (summary.get("latency_ms") or {}).get("count"):

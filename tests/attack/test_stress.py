@@ -122,6 +122,11 @@ def test_window_limits_the_seconds_classified():
     assert classify(rows, BASE, window=(10, 20)).metrics["seconds"] == 10
 
 
+def test_no_rows_no_label():
+    out = classify(series(5, 1000), BASE, window=(50, 60))
+    assert out.codes == [] and out.metrics["seconds"] == 0
+
+
 def test_whole_run_median_from_summary_when_given():
     summary = {"latency_ms": {"count": 100, "p50": 120.0}, "failure_pattern": {"pattern": "none"}}
     assert classify(series(5, 1000, p50=4.0), BASE, summary=summary).codes == ["HRT"]
