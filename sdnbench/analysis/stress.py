@@ -237,6 +237,8 @@ def classify(rows: Sequence[Row], baseline: Baseline, thresholds: StressThreshol
               + _latency_label(p50, baseline, th))
     metrics = {**totals, "latency_p50_ms": p50, "window": list(window) if window else None,
                "baseline": asdict(baseline), "thresholds": asdict(th)}
+    if baseline.throughput_rps <= 0:
+        metrics["note"] = "the baseline has no successful request: no throughput or latency label"
     return StressOutcome(labels, metrics)
 
 

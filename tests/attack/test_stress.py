@@ -122,6 +122,12 @@ def test_window_limits_the_seconds_classified():
     assert classify(rows, BASE, window=(10, 20)).metrics["seconds"] == 10
 
 
+def test_failed_baseline_gives_only_failure_labels():
+    dead = Baseline(throughput_rps=0.0, latency_p50_ms=None, error_rate=1.0)
+    out = classify(series(5, 0, failed=1000), dead)
+    assert out.codes == ["CF"] and "baseline" in out.metrics["note"]
+
+
 def test_no_rows_no_label():
     out = classify(series(5, 1000), BASE, window=(50, 60))
     assert out.codes == [] and out.metrics["seconds"] == 0
