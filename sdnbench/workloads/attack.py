@@ -40,7 +40,7 @@ class AttackSpec:
     """One attack: `sources` flood `target` from start_s for duration_s (relative to its phase)."""
 
     kind: str                          # syn | udp | icmp | newflows
-    sources: tuple[str, ...]           # emulated host names: one = DoS, several = DDoS
+    sources: tuple[str, ...]           # emulated host names, "first", "last": one = DoS, several = DDoS
     target: str                        # an emulated host name, "first" or "last"
     duration_s: float
     start_s: float = 0.0
@@ -56,8 +56,6 @@ class AttackSpec:
             raise ConfigError(f"kind {self.kind!r} is not one of {', '.join(KINDS)}", key="attack.kind")
         if not self.sources:
             raise ConfigError("an attack needs at least one source host", key="attack.sources")
-        if len(set(self.sources)) != len(self.sources):
-            raise ConfigError("a source host is listed twice", key="attack.sources")
         if self.duration_s <= 0 or self.start_s < 0:
             raise ConfigError("duration_s must be > 0 and start_s >= 0", key="attack.duration_s")
         if self.rate_pps is not None and self.rate_pps <= 0:
@@ -114,20 +112,32 @@ def resolve_target(spec: AttackSpec, graph: TopologyGraph) -> Host:
     return check_target(host.ip, graph)
 
 
-def check_spec(spec: AttackSpec, graph: TopologyGraph) -> Host:
-    """Validate spec against graph (sources, target, spoof range); returns the target host."""
-    spec.validate()
-    names = {h.name for h in graph.hosts}
-    unknown = [s for s in spec.sources if s not in names]
+def resolve_sources(spec: AttackSpec, graph: TopologyGraph) -> list[str]:
+    """Source host names, with 'first' and 'last' standing for the topology's first and last host."""
+    if not graph.hosts:
+        raise ConfigError("the topology has no hosts to attack from", key="attack.sources")
+    alias = {"first": graph.hosts[0].name, "last": graph.hosts[-1].name}
+    names = [alias.get(s, s) for s in spec.sources]
+    known = {h.name for h in graph.hosts}
+    unknown = [s for s in names if s not in known]
     if unknown:
         raise ConfigError(f"attack sources {', '.join(unknown)} are not hosts of the emulated network",
                           key="attack.sources")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"a source host is listed twice: {', '.join(names)}", key="attack.sources")
+    return names
+
+
+def check_spec(spec: AttackSpec, graph: TopologyGraph) -> tuple[Host, list[str]]:
+    """Validate spec against graph (sources, target, spoof range); returns the target and the sources."""
+    spec.validate()
+    sources = resolve_sources(spec, graph)
     target = resolve_target(spec, graph)
-    if target.name in spec.sources:
+    if target.name in sources:
         raise ConfigError(f"attack target {target.name} is also one of its sources", key="attack.target")
     if spec.tool == "sender":
         check_spoof_range(spec.spoof_cidr, graph)
-    return target
+    return target, sources
 
 
 def hping3_argv(spec: AttackSpec, target_ip: str) -> list[str]:
@@ -322,10 +332,10 @@ def plan_attacks(specs: list[AttackSpec], graph: TopologyGraph, workdir: Path) -
     """Check every spec and build every command line; nothing runs yet (refusals happen here)."""
     targets, procs = [], []
     for i, spec in enumerate(specs):
-        target = check_spec(spec, graph)
+        target, sources = check_spec(spec, graph)
         targets.append(target)
         group = []
-        for src in spec.sources:
+        for src in sources:
             argv = (hping3_argv(spec, target.ip) if spec.tool == "hping3"
                     else sender_argv(spec, graph.host(src), target))
             stem = workdir / f"attack{i}-{spec.kind}-{src}"

@@ -58,6 +58,8 @@ def test_spoof_range_inside_accepted(graph, cidr):
     (AttackSpec("udp", ("h9",), "h2", 1.0), "sources"),
     (AttackSpec("udp", ("h1",), "h1", 1.0), "also one of its sources"),
     (AttackSpec("udp", ("h3",), "last", 1.0), "also one of its sources"),
+    (AttackSpec("udp", ("last",), "h3", 1.0), "also one of its sources"),
+    (AttackSpec("udp", ("h1", "first"), "h3", 1.0), "twice"),
     (AttackSpec("syn", ("h1",), "h2", 1.0, spoof=True, spoof_cidr="0.0.0.0/0"), "not inside"),
     (AttackSpec("newflows", ("h1",), "h2", 1.0, spoof_cidr="192.168.0.0/16"), "not inside"),
     (AttackSpec("smurf", ("h1",), "h2", 1.0), "kind"),
@@ -82,10 +84,11 @@ def test_refusal_happens_before_any_start(graph, tmp_path):
         start_attacks(specs, hosts, graph, tmp_path)
 
 
-def test_first_and_last_targets(graph, tmp_path):
-    targets, _ = plan_attacks([AttackSpec("udp", ("h2",), "first", 1.0),
-                               AttackSpec("udp", ("h2",), "last", 1.0)], graph, tmp_path)
+def test_first_and_last_targets_and_sources(graph, tmp_path):
+    targets, procs = plan_attacks([AttackSpec("udp", ("h2",), "first", 1.0),
+                                   AttackSpec("udp", ["first", "h2"], "last", 1.0)], graph, tmp_path)
     assert [t.name for t in targets] == ["h1", "h3"]
+    assert [p.source for p in procs[1]] == ["h1", "h2"]
 
 
 # -- command lines -----------------------------------------------------------
