@@ -11,14 +11,16 @@ from .compare import Cell
 DEFAULT_METRICS = ("owd_mean_ms", "owd_p99_ms", "rtt_mean_ms", "jitter_ms", "loss_pct", "throughput_bps",
                    "tx_rate_ratio", "tcp_connect_ms", "transfer_time_s", "video_startup_ms", "video_stalls",
                    "responses_per_s_mean", "latency_p50_us", "latency_p99_us", "valid",
+                   "throughput_rps", "achieved_rps", "error_rate_pct", "latency_p50_ms", "failure_pattern_code",
                    "host_cpu_max_pct", "ctrl_cpu_pct")
 
 
 def metric_info(name: str) -> tuple[str, str]:
     """(unit, description) of any metric sdnbench stores."""
+    from ..runner.northbound import NBI_METRICS
     from ..workloads.sbi import METRICS as SBI_METRICS
 
-    return {**METRICS, **MONITOR_METRICS, **SBI_METRICS}.get(name, ("", name))
+    return {**METRICS, **MONITOR_METRICS, **SBI_METRICS, **NBI_METRICS}.get(name, ("", name))
 
 
 def fmt_value(v: float) -> str:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .fields import REQUIRED, ListOf, Record, Tagged, Type
-from .schema import (CONTROLLER, EXPERIMENT, FLOW, FLOW_SWEEPABLE, LINK, NETWORK, SBI_WORKLOAD, TOPOLOGY,
-                     TRAFFIC_WORKLOAD)
+from .schema import (ATTACK, CONTROLLER, EXPERIMENT, FLOW, FLOW_SWEEPABLE, LINK, NBI_WORKLOAD, NETWORK, OVERLOAD,
+                     SBI_WORKLOAD, TOPOLOGY, TRAFFIC_WORKLOAD)
 
 
 def _type_name(t: Type) -> str:
@@ -36,7 +36,8 @@ def markdown_reference() -> str:
            "Unknown keys are errors. Units are part of key names (`_ms`, `_pps`, `_mbps`).", ""]
     sections = [("Experiment (top level)", EXPERIMENT), ("controllers[]", CONTROLLER), ("network", NETWORK),
                 ("link, edge_link, core_link", LINK), ("workloads[] (type: traffic)", TRAFFIC_WORKLOAD),
-                ("workloads[].flows[]", FLOW), ("workloads[] (type: sbi)", SBI_WORKLOAD)]
+                ("workloads[].flows[]", FLOW), ("workloads[] (type: sbi)", SBI_WORKLOAD),
+                ("workloads[] (type: nbi)", NBI_WORKLOAD), ("nbi overload", OVERLOAD), ("nbi dos, ddos", ATTACK)]
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:

@@ -182,12 +182,56 @@ SBI_WORKLOAD = Record("sbi workload", {
                    "parameters to vary; every combination is a trial"),
 }, doc="Southbound benchmark (cbench's job, OpenFlow 1.0 and 1.3) with sdnbench-ofload; no network is built.")
 
-WORKLOAD = Tagged({"traffic": TRAFFIC_WORKLOAD, "sbi": SBI_WORKLOAD}, tag="type", default="traffic")
+ATTACK = Record("attack", {
+    "kind": Field(Str(choices=("syn", "udp", "icmp", "newflows")), REQUIRED,
+                  "flood type; newflows: a fresh source MAC and IP per packet, so each one reaches the controller"),
+    "sources": Field(ListOf(Str(), scalar_ok=True), ["first"], "attacking hosts (one: DoS, several: DDoS)"),
+    "target": Field(Str(), "last", "attacked host: a host name, first or last (never outside the network)"),
+    "rate_pps": Field(Number(exclusive_minimum=0), None, "packets/s per source (default: as fast as possible)"),
+    "spoof": Field(Bool(), False, "random source addresses, drawn inside 10.0.0.0/8 only"),
+    "size_bytes": Field(_positive(), 64, "payload bytes per packet"),
+    "start_s": Field(Number(minimum=0), 0, "seconds after the phase starts"),
+    "duration_s": Field(Number(exclusive_minimum=0), None, "how long (default: until the phase ends)"),
+}, doc="A flood from emulated hosts to an emulated host, during a northbound phase.")
+
+OVERLOAD = Record("overload", {
+    "multiple": Field(Number(exclusive_minimum=0), 1.5, "request rate as a multiple of the load phase's throughput"),
+    "duration_s": Field(_positive(integer=False), 60, "how long to hold it"),
+}, doc="The stress phase: prolonged load above the measured capacity.")
+
+NBI_WORKLOAD = Record("nbi workload", {
+    "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "type": Field(Str(choices=("nbi",)), REQUIRED, "northbound REST API load, stress and attacks"),
+    "preset": Field(Str(), None, "request preset (default: the one for each controller kind)"),
+    "variables": Field(Any_(), {}, "values for the preset's ${placeholders} (dpid defaults to the first switch)"),
+    "requests": Field(ListOf(Any_(), min_items=0), [], "request templates: method, path, headers, body, weight"),
+    "stages": Field(ListOf(Str(predicate=lambda v: _stage_problem(v))), REQUIRED,
+                    "load phase schedule, e.g. ['ramp:0rps:1000rps:60s', 'const:1000rps:30s']"),
+    "max_in_flight": Field(_positive(), 200, "cap on concurrent requests"),
+    "timeout_ms": Field(_positive(), 5000, "request timeout"),
+    "keep_alive": Field(Bool(), True, "reuse connections (false: Connection: close)"),
+    "overload": Field(OVERLOAD, None, "add a stress phase above the measured throughput"),
+    "dos": Field(ATTACK, None, "add a phase with this attack from one host"),
+    "ddos": Field(ATTACK, None, "add a phase with this attack from several hosts"),
+    "attack_duration_s": Field(_positive(integer=False), 60, "length of the dos and ddos phases"),
+    "attack_load_multiple": Field(Number(exclusive_minimum=0), 1.0,
+                                  "request rate during attacks, as a multiple of the load phase's throughput"),
+}, doc="Northbound API load (open loop), then optional stress (overload), DoS and DDoS phases; "
+       "each phase is a row.")
+
+WORKLOAD = Tagged({"traffic": TRAFFIC_WORKLOAD, "sbi": SBI_WORKLOAD, "nbi": NBI_WORKLOAD},
+                  tag="type", default="traffic")
+
+
+def _stage_problem(stage: str) -> str | None:
+    from .units import check_stage
+
+    return check_stage(stage)
 
 
 def _check_experiment(exp: dict, node, ctx: Context, key: str) -> None:
     """Workloads that run on emulated networks need topologies."""
-    needs = [w["name"] for w in exp["workloads"] if w["type"] == "traffic"
+    needs = [w["name"] for w in exp["workloads"] if w["type"] in ("traffic", "nbi")
              or (w["type"] == "sbi" and w["topology_aware"])]
     if needs and not exp["topologies"]:
         ctx.error(node, "topologies", f"required by workloads {', '.join(needs)} (they run on emulated networks)")
@@ -200,7 +244,7 @@ EXPERIMENT = Record("experiment", {
     "openflow": Field(Str(choices=OPENFLOW), "1.3", "default OpenFlow version"),
     "controllers": Field(ListOf(CONTROLLER), REQUIRED, "controllers to compare (columns)"),
     "topologies": Field(ListOf(TOPOLOGY), [], "topologies to build (needed by traffic workloads)"),
-    "workloads": Field(ListOf(WORKLOAD), REQUIRED, "what to measure: traffic, sbi"),
+    "workloads": Field(ListOf(WORKLOAD), REQUIRED, "what to measure: traffic, sbi, nbi"),
     "network": Field(NETWORK, None, "emulation settings"),
     "restart": Field(Str(choices=("per_group", "per_repetition")), "per_group",
                      "rebuild network and controller once per controller x topology, or every repetition"),

@@ -76,11 +76,13 @@ class EmulatedNetwork:
     """Build, start, connect and stop one network."""
 
     def __init__(self, graph: TopologyGraph, manifest: Manifest, datapath: str = "auto",
-                 openflow: str = "1.3", fail_mode: str = "secure", lock: NetworkLock | None = None):
+                 openflow: str = "1.3", fail_mode: str = "secure", lock: NetworkLock | None | bool = None):
+        """lock: None takes the machine's network lock for the network's lifetime; False means
+        the caller already holds it (a campaign holds it from its first controller to its end)."""
         self.graph, self.manifest = graph, manifest
         self.datapath = capabilities.datapath_for(datapath)
         self.openflow, self.fail_mode = openflow, fail_mode
-        self.lock = lock or NetworkLock()
+        self.lock = NetworkLock() if lock is None else (lock or None)
         self.net = None
         self.hosts: dict[str, RecordedHost] = {}
         self.timings: dict[str, float] = {}
@@ -93,7 +95,8 @@ class EmulatedNetwork:
         ovs_state = capabilities.ovs_running()
         if not ovs_state.ok:
             raise CapabilityError(f"{ovs_state.detail}; run: {ovs_state.fix}")
-        self.lock.acquire()
+        if self.lock:
+            self.lock.acquire()
         try:
             self._start()
         except BaseException:
@@ -160,7 +163,8 @@ class EmulatedNetwork:
                 self._remove_leftovers()
                 self._owns_resources = False
         finally:
-            self.lock.release()
+            if self.lock:
+                self.lock.release()
 
     # -- checks ------------------------------------------------------------
     def reachability(self, pairs: list[tuple[str, str]], timeout_s: float = 20.0) -> list[tuple[str, str]]:

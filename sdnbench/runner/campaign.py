@@ -19,7 +19,7 @@ from typing import Callable
 from .. import __version__
 from ..config.loader import Experiment
 from ..controllers import make_adapter
-from ..emulation import capabilities
+from ..emulation.lock import NetworkLock
 from ..emulation.network import EmulatedNetwork
 from ..errors import SdnbenchError
 from ..manifest import Manifest
@@ -75,10 +75,14 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     manifest = Manifest(rundir)
     registry.register(rundir)
     old_term = signal.signal(signal.SIGTERM, _raise_interrupted)
+    # One campaign at a time per machine: networks share interface names, controllers ports.
+    lock = NetworkLock()
+    lock.acquire(say=progress.note)
     try:
         for group in _groups(todo, exp.restart):
             _run_group(exp, group, rundir, manifest, store, progress)
     finally:
+        lock.release()
         signal.signal(signal.SIGTERM, old_term)
         if not manifest.outstanding():
             registry.unregister(rundir)
@@ -113,7 +117,8 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     net = None
     if first.needs_network:
         fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
-        net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode)
+        net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode,
+                              lock=False)
         spec.options.setdefault("datapaths", net.ports())
     env = fingerprint(net.datapath if net else "none (emulated switches)")
     setup_t0 = time.monotonic()
@@ -175,7 +180,7 @@ def _run_trial(trial: Trial, net: EmulatedNetwork | None, adapter, rundir: Path,
     try:
         with CpuMonitor(adapter.pids()) as mon:
             t_measure = time.monotonic()
-            results, tool_env = execute(trial, net, adapter, workdir)
+            results, tool_env = execute(trial, net, adapter, workdir, store)
             measure_s = time.monotonic() - t_measure
     except SdnbenchError as exc:
         store.save_trial(_record(trial, "failed", str(exc), env, {"setup_s": setup_s}, started))
@@ -203,14 +208,10 @@ def _headline(results) -> str:
         return ""
     m = results[0].metrics
     parts = []
-    for key, fmt in (("responses_per_s_mean", "{:.0f} responses/s"), ("latency_p50_us", "p50 {:.0f} us"),
+    for key, fmt in (("throughput_rps", "{:.0f} req/s"), ("error_rate_pct", "errors {:.2f}%"),
+                     ("responses_per_s_mean", "{:.0f} responses/s"), ("latency_p50_us", "p50 {:.0f} us"),
                      ("loss_pct", "loss {:.2f}%"), ("owd_mean_ms", "owd {:.3f} ms"),
                      ("rtt_mean_ms", "rtt {:.3f} ms"), ("throughput_bps", "{:.3g} bit/s")):
         if m.get(key) is not None:
             parts.append(fmt.format(m[key]))
     return ", ".join(parts)
-
-
-def datapath_note() -> str:
-    """Which OVS datapath runs will use here."""
-    return capabilities.datapath_for("auto")

@@ -15,7 +15,7 @@ from ..workloads.traffic.registry import make_engine
 from .plan import Trial
 
 
-def execute(trial: Trial, net, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
+def execute(trial: Trial, net, adapter, workdir: Path, store=None) -> tuple[list[FlowResult], dict]:
     """Run trial; returns (results, what to add to the trial's environment record)."""
     if trial.kind == "traffic":
         engine = make_engine(trial.setting("engine"))
@@ -23,6 +23,10 @@ def execute(trial: Trial, net, adapter, workdir: Path) -> tuple[list[FlowResult]
         return engine.run(trial.flows, net.hosts, workdir), env
     if trial.kind == "sbi":
         return _southbound(trial, adapter, workdir)
+    if trial.kind == "nbi":
+        from .northbound import run_phase
+
+        return run_phase(trial, net, adapter, workdir, store)
     raise ValueError(f"unknown workload type {trial.kind!r}")
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..config.loader import Experiment
 from ..controllers.base import ControllerSpec
+from ..config.units import stage_seconds
 from ..errors import ConfigError
 from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
@@ -43,8 +44,12 @@ class Trial:
     @property
     def key(self) -> str:
         """Stable identity in the store, so a resumed campaign skips what is done."""
-        point = json.dumps(self.sweep_point, sort_keys=True)
-        return f"{self.controller.label}|{self.topology}|{self.workload['name']}|{point}|{self.repetition}"
+        return self.key_at(self.sweep_point)
+
+    def key_at(self, point: dict) -> str:
+        """The key of this trial's sibling at another sweep point (e.g. the load phase of a stress phase)."""
+        text = json.dumps(point, sort_keys=True)
+        return f"{self.controller.label}|{self.topology}|{self.workload['name']}|{text}|{self.repetition}"
 
     @property
     def group(self) -> tuple[str, str, bool]:
@@ -58,8 +63,8 @@ class Trial:
 
     @property
     def needs_network(self) -> bool:
-        """Traffic runs on an emulated network; southbound load emulates its own switches."""
-        return self.kind == "traffic"
+        """Traffic and northbound load run on an emulated network; sbi emulates its own switches."""
+        return self.kind in ("traffic", "nbi")
 
     def setting(self, name: str):
         """A workload parameter with the sweep point applied."""
@@ -67,8 +72,8 @@ class Trial:
 
     def params(self) -> dict:
         """Parameters stored with the trial."""
-        tool = self.setting("engine") if self.kind == "traffic" else "sdnbench-ofload"
-        return {"engine": tool, **self.sweep_point,
+        # The tool is in the trial's environment record; it is a row parameter only when swept.
+        return {**self.sweep_point,
                 "openflow": self.controller.openflow, "controller_kind": self.controller.kind,
                 "fail_mode": self.controller.fail_mode}
 
@@ -77,6 +82,8 @@ class Trial:
         if self.kind == "sbi":
             loops = self.workload["loops"] + self.workload["warmup_loops"]
             return loops * self.workload["ms_per_loop"] / 1000.0
+        if self.kind == "nbi":
+            return nbi_phase_seconds(self.workload, self.sweep_point["phase"])
         return max((flow_seconds(f) for f in self.flows), default=0.0)
 
 
@@ -91,6 +98,27 @@ def flow_seconds(f: FlowSpec) -> float:
     if f.volume_bytes:
         return f.volume_bytes * 8 / (ASSUMED_TCP_MBPS * 1e6)
     return 0.0
+
+
+def nbi_phases(workload: dict) -> list[str]:
+    """The phases of a northbound workload, in run order: load first, its result sets the others' rates."""
+    return ["load"] + [p for p in ("overload", "dos", "ddos") if workload.get(p)]
+
+
+def nbi_phase_seconds(workload: dict, phase: str) -> float:
+    """How long a northbound phase lasts."""
+    if phase == "load":
+        return sum(stage_seconds(s) for s in workload["stages"])
+    if phase == "overload":
+        return float(workload["overload"]["duration_s"])
+    return float(workload["attack_duration_s"])
+
+
+def workload_points(workload: dict) -> list[dict]:
+    """The sweep points of a workload; a northbound workload's points are its phases."""
+    if workload["type"] == "nbi":
+        return [{"phase": p} for p in nbi_phases(workload)]
+    return sweep_points(workload["sweep"])
 
 
 def sweep_points(sweep: dict) -> list[dict]:
@@ -138,7 +166,7 @@ def expand(exp: Experiment) -> list[Trial]:
     base = exp.path.parent
     graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
               for spec in exp.topologies]
-    on_network = [w for w in exp.workloads if w["type"] == "traffic"]
+    on_network = [w for w in exp.workloads if w["type"] in ("traffic", "nbi")]
     on_topology = [w for w in exp.workloads if w["type"] == "sbi" and w["topology_aware"]]
     standalone = [w for w in exp.workloads if w["type"] == "sbi" and not w["topology_aware"]]
     trials: list[Trial] = []
@@ -146,7 +174,7 @@ def expand(exp: Experiment) -> list[Trial]:
     def add(ctrl, spec, label, graph, workloads):
         for rep in range(1, exp.repetitions + 1):
             for wl in workloads:
-                for point in sweep_points(wl["sweep"]):
+                for point in workload_points(wl):
                     t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
                     if wl["type"] == "traffic":
                         t.flows = make_flows(wl, point, graph, label)

@@ -52,6 +52,31 @@ def _southbound_problems(exp: Experiment, i: int) -> list[str]:
     return problems
 
 
+def _northbound_problems(exp: Experiment, i: int) -> list[str]:
+    """nbi needs apiload and controllers with a northbound endpoint and a request preset."""
+    from ..paths import build_hint, native_tool
+    from .northbound import default_preset
+
+    wl = exp.workloads[i]
+    problems = []
+    if native_tool("sdnbench-apiload") is None:
+        problems.append(_at(exp, f"workloads[{i}].type",
+                            f"sdnbench-apiload is not built; fix: {build_hint('sdnbench-apiload')}"))
+    for j, spec in enumerate(exp.controllers):
+        where = f"controllers[{j}].kind"
+        if spec.kind in ("none", "testcontroller") or (spec.kind == "osken" and not spec.rest_port):
+            problems.append(_at(exp, where, f"{spec.kind} has no northbound API for workload {wl['name']}"))
+        elif spec.kind == "ryu" and not spec.rest_port:
+            problems.append(_at(exp, where, f"ryu serves ofctl_rest only with rest_port (e.g. rest_port: 8080), "
+                                            f"needed by workload {wl['name']}"))
+        elif spec.kind == "remote" and not spec.rest_url:
+            problems.append(_at(exp, where, f"remote controllers need rest_url for workload {wl['name']}"))
+        elif not (wl["preset"] or wl["requests"] or default_preset(spec.kind)):
+            problems.append(_at(exp, f"workloads[{i}].preset", f"no request preset for {spec.kind}: give "
+                                                                 f"preset or requests"))
+    return problems
+
+
 def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
     """Problems that would stop the experiment here (empty when it can run)."""
     from ..controllers import ADAPTERS
@@ -70,6 +95,9 @@ def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
     for i, wl in enumerate(exp.workloads):
         if wl["type"] == "sbi":
             problems += _southbound_problems(exp, i)
+            continue
+        if wl["type"] == "nbi":
+            problems += _northbound_problems(exp, i)
             continue
         for name in sorted({wl["engine"], *wl["sweep"].get("engine", [])}):
             problems += _engine_problems(exp, i, wl, name)

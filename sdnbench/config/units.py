@@ -1,0 +1,52 @@
+"""Quantities with units in experiment files: durations ('30s', '5m') and load stages."""
+
+from __future__ import annotations
+
+import re
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(us|ms|s|m|h)$")
+_RATE = re.compile(r"^(\d+(?:\.\d+)?)(rps|krps)$")
+_SCALE = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration_s(text: str) -> float:
+    """'500ms' -> 0.5; ValueError naming the accepted units otherwise."""
+    m = _DURATION.match(text.strip())
+    if not m:
+        raise ValueError(f"{text!r} is not a duration: write a number and us, ms, s, m or h (e.g. 30s)")
+    return float(m.group(1)) * _SCALE[m.group(2)]
+
+
+def rate_rps(text: str) -> float:
+    """'2krps' -> 2000.0."""
+    m = _RATE.match(text.strip())
+    if not m:
+        raise ValueError(f"{text!r} is not a request rate: write a number and rps or krps (e.g. 500rps)")
+    return float(m.group(1)) * (1000.0 if m.group(2) == "krps" else 1.0)
+
+
+def stage_seconds(stage: str) -> float:
+    """Length of an apiload stage: const:R:D, ramp:R1:R2:D or step:R1:R2:STEP:D (D per step)."""
+    parts = stage.split(":")
+    kind, args = parts[0], parts[1:]
+    shapes = {"const": 2, "ramp": 3, "step": 4}
+    if kind not in shapes or len(args) != shapes[kind]:
+        raise ValueError(f"{stage!r}: expected const:RATE:DURATION, ramp:FROM:TO:DURATION "
+                         f"or step:FROM:TO:STEP:DURATION")
+    rates = [rate_rps(a) for a in args[:-1]]
+    seconds = duration_s(args[-1])
+    if kind == "step":
+        low, high, step = rates
+        if step <= 0 or high < low:
+            raise ValueError(f"{stage!r}: a step needs FROM <= TO and STEP > 0")
+        return seconds * (int((high - low) / step) + 1)
+    return seconds
+
+
+def check_stage(stage: str) -> str | None:
+    """None when the stage is well formed, else the problem (for the schema)."""
+    try:
+        stage_seconds(stage)
+    except ValueError as exc:
+        return str(exc)
+    return None
