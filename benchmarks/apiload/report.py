@@ -60,10 +60,10 @@ def vegeta(path: Path) -> dict | None:
 
 
 READERS = {"apiload": apiload, "wrk2": lambda p: wrk_text(p, True), "vegeta": vegeta}
-RAW_NAME = re.compile(r"^(apiload|wrk2|vegeta)-(?:delay(\d+)-)?(\d+)\.(?:jsonl|txt|json)$")
+RAW_NAME = re.compile(r"^(apiload(?:_q\w+)?|wrk2|vegeta)-(?:delay(\d+)-)?(\d+)\.(?:jsonl|txt|json)$")
 
 
-def collect(raw: Path) -> list[dict]:
+def collect(raw: Path, duration_s: float) -> list[dict]:
     """One row per tool, endpoint and rate, static file first, then the delayed endpoint."""
     rows = []
     for f in raw.iterdir():
@@ -71,14 +71,15 @@ def collect(raw: Path) -> list[dict]:
         if not m:
             continue
         tool, delay, rate = m.group(1), m.group(2), int(m.group(3))
-        got = READERS[tool](f)
+        got = READERS["apiload" if tool.startswith("apiload") else tool](f)
         if got is None:
             continue
-        held = got["throughput_rps"] >= 0.99 * rate and got["errors"] <= 0.01 * rate
+        held = got["throughput_rps"] >= 0.99 * rate and got["errors"] <= 0.01 * rate * duration_s
         endpoint = f"delay {delay} ms" if delay else "static file"
         rows.append({"endpoint": endpoint, "tool": tool, "target_rps": rate, **got, "held": held})
-    order = {"apiload": 0, "wrk2": 1, "vegeta": 2}
-    rows.sort(key=lambda r: (r["endpoint"] != "static file", r["endpoint"], r["target_rps"], order[r["tool"]]))
+    order = {"wrk2": 2, "vegeta": 3}
+    rows.sort(key=lambda r: (r["endpoint"] != "static file", r["endpoint"], r["target_rps"],
+                             order.get(r["tool"], 1 if "_q" in r["tool"] else 0)))
     wrk_max = raw / "wrk-max.txt"
     if wrk_max.exists() and (got := wrk_text(wrk_max, False)):
         rows.append({"endpoint": "static file", "tool": "wrk (closed loop)", "target_rps": "", **got, "held": ""})
@@ -96,29 +97,29 @@ def main() -> None:
     """Writes results.csv and results.md and prints the Markdown."""
     raw, out, duration, machine = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     delay_ms = float(sys.argv[5]) if len(sys.argv) > 5 else None
-    rows = collect(raw)
+    rows = collect(raw, float(duration))
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         for r in rows:
             w.writerow({k: r.get(k) for k in FIELDS})
     md = [f"# sdnbench-apiload vs peers — nginx on loopback, {duration} s per rate ({machine})", "",
-          "| endpoint | tool | target rps | successful rps | held (≥99%) | p50 ms | p99 ms | errors | latency measured from |",
+          "| endpoint | tool | target rps | successful rps | held | p50 ms | p99 ms | errors | latency measured from |",
           "|---|---|---|---|---|---|---|---|---|"]
     md += ["| " + " | ".join(fmt(r.get(k)) for k in FIELDS) + " |" for r in rows]
     best: dict[str, int] = {}
     for r in rows:
         if r["held"] is True and r["endpoint"] == "static file":
             best[r["tool"]] = max(best.get(r["tool"], 0), r["target_rps"])
-    tools = [t for t in ("apiload", "wrk2", "vegeta") if any(r["tool"] == t for r in rows)]
+    tools = list(dict.fromkeys(r["tool"] for r in rows if r["held"] != ""))
     md += ["", "Highest rate held within 1% of target (static file): "
            + ", ".join(f"{t} {best.get(t, 0)} rps" for t in tools)]
     by = {(r["endpoint"], r["tool"], r["target_rps"]): r for r in rows}
     ratios = []
     for (endpoint, tool, rate), r in by.items():
         w2 = by.get((endpoint, "wrk2", rate))
-        if tool == "apiload" and w2 and r["held"] and w2["held"] and w2["p50_ms"]:
-            ratios.append(f"{endpoint} {rate} rps: {r['p50_ms'] / w2['p50_ms']:.2f}")
+        if tool.startswith("apiload") and w2 and r["held"] and w2["held"] and w2["p50_ms"]:
+            ratios.append(f"{tool} {endpoint} {rate} rps: {r['p50_ms'] / w2['p50_ms']:.2f}")
     if ratios:
         md += ["", "Median latency apiload / wrk2 where both held: " + "; ".join(sorted(ratios))]
     if delay_ms:

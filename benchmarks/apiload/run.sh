@@ -4,7 +4,10 @@
 #
 # For each tool and each target rate: the rate of successful responses and
 # the median latency from the intended send time. A tool "holds" a rate when
-# its successful responses reach 99% of the target. Results: CSV + Markdown
+# its successful responses reach 99% of the target and errors (failed,
+# dropped or unsent requests) stay under 1% of the requests. sdnbench-apiload
+# opens as many connections before its clock starts as wrk2 keeps
+# (--preconnect = CONNECTIONS). Results: CSV + Markdown
 # under benchmarks/apiload/results/.
 #
 # Peers (each skipped with a message when absent):
@@ -17,7 +20,9 @@
 # rather than only with one another (wrk2 documents a ±1 ms granularity,
 # which dominates a sub-millisecond static-file median).
 # Settings: RATES="1000 5000 …" (rps), DURATION=20 (s), CONNECTIONS=50,
-#   DELAY_MS=5, DELAY_RATES="1000 2000", NGINX=nginx
+#   DELAY_MS=5, DELAY_RATES="1000 2000", NGINX=nginx,
+#   QUANTUM=1ms: also run sdnbench-apiload with --pacing-quantum QUANTUM (one
+#   wake-up per quantum, as coarse as wrk2's timers; "" to skip)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -29,6 +34,7 @@ CONNECTIONS="${CONNECTIONS:-50}"
 NGINX="${NGINX:-nginx}"
 DELAY_MS="${DELAY_MS:-5}"
 DELAY_RATES="${DELAY_RATES:-1000 2000}"
+QUANTUM="${QUANTUM-1ms}"
 ECHO_MODULE="${ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_module.so}"
 APILOAD="${APILOAD:-$REPO/target/release/sdnbench-apiload}"
 WRK2="${WRK2:-}"
@@ -104,8 +110,13 @@ run_all() {
     local path="$1" rate="$2" tag="$3"
     echo "== $path at $rate rps"
     "$APILOAD" --url "http://127.0.0.1:$PORT" --request "GET $path" \
-        --rate "${rate}rps" --duration "${DURATION}s" --min-achieved 0 \
+        --rate "${rate}rps" --duration "${DURATION}s" --min-achieved 0 --preconnect "$CONNECTIONS" \
         > "$RAW/apiload-$tag.jsonl" 2> "$RAW/apiload-$tag.err" || true
+    if [[ -n "$QUANTUM" ]]; then
+        "$APILOAD" --url "http://127.0.0.1:$PORT" --request "GET $path" --pacing-quantum "$QUANTUM" \
+            --rate "${rate}rps" --duration "${DURATION}s" --min-achieved 0 --preconnect "$CONNECTIONS" \
+            > "$RAW/apiload_q$QUANTUM-$tag.jsonl" 2> "$RAW/apiload_q$QUANTUM-$tag.err" || true
+    fi
     if [[ -n "$WRK2" && -x "$WRK2" ]]; then
         "$WRK2" -t2 -c"$CONNECTIONS" -d"${DURATION}s" -R"$rate" --latency "http://127.0.0.1:$PORT$path" \
             > "$RAW/wrk2-$tag.txt" 2>&1 || true

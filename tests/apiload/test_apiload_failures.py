@@ -162,3 +162,10 @@ def test_sigterm_while_waiting_at_the_cap_counts_the_backlog_as_unsent(apiload_b
     assert s["interrupted"] is True and proc.returncode == 1
     assert s["sent"] + s["unsent"] == s["target"] >= 100
     assert s["unsent"] > 80 and s["achieved_ratio"] < 0.2
+
+
+def test_preconnected_connections_are_opened_before_the_clock(run_apiload):
+    with FaultyServer(every_nth(10**9)) as srv:
+        run = run_apiload("--url", srv.url, "--rate", "20rps", "--duration", "1s", "--preconnect", "3")
+    assert run.summary["connections"]["opened"] >= 3 == run.intervals[0]["connections_opened"]
+    assert run.summary["succeeded"] == 20 == srv.served

@@ -59,7 +59,8 @@ pub fn run(args: Args) -> i32 {
 async fn execute(cfg: cli::Config) -> Result<bool, ()> {
     let timeout = cfg.timeout;
     let cap = cfg.max_in_flight;
-    let sh = runner::Shared::new(cfg);
+    let warm = runner::Shared::preconnect(&cfg).await;
+    let sh = runner::Shared::new(cfg, warm);
     let (done_tx, done_rx) = tokio::sync::watch::channel(false);
     let reporter = tokio::spawn(runner::report(sh.clone(), done_rx));
     let pacer = {

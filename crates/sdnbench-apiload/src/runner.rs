@@ -35,22 +35,38 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Fresh state; the clock starts now.
-    pub fn new(cfg: Config) -> Arc<Self> {
+    /// Fresh state with `warm` idle connections; the clock starts now.
+    pub fn new(cfg: Config, warm: Vec<Conn>) -> Arc<Self> {
         let start = Instant::now();
-        let stats = Stats::new(start, cfg.schedule.total_requests(), cfg.prepared.len());
+        let mut stats = Stats::new(start, cfg.schedule.total_requests(), cfg.prepared.len());
+        for _ in &warm {
+            stats.opened(start);
+        }
+        let next_conn = AtomicU64::new(warm.len() as u64);
         let sem = Arc::new(Semaphore::new(cfg.max_in_flight as usize));
         Arc::new(Shared {
             cfg,
             stats: Mutex::new(stats),
             start,
-            pool: Mutex::new(Vec::new()),
-            next_conn: AtomicU64::new(0),
+            pool: Mutex::new(warm),
+            next_conn,
             stop: AtomicBool::new(false),
             sem,
             unsent: AtomicU64::new(0),
             reached: AtomicU64::new(u64::MAX),
         })
+    }
+
+    /// Opens `cfg.preconnect` connections at once; failures are left to the run to count.
+    pub async fn preconnect(cfg: &Config) -> Vec<Conn> {
+        let opens = (0..cfg.preconnect).map(|id| connect(cfg.target.addr, cfg.conn, u64::from(id)));
+        let mut warm = Vec::new();
+        for c in opens {
+            if let Ok(Ok(c)) = tokio::time::timeout(cfg.timeout, c).await {
+                warm.push(c);
+            }
+        }
+        warm
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Stats> {
@@ -180,6 +196,18 @@ async fn wait_for_slot(sh: &Shared, give_up: Instant) -> Slot {
     }
 }
 
+/// When to wake for a request intended at `intended`: that instant, or the
+/// end of its pacing quantum so that one wake-up sends a whole batch.
+fn wake_time(start: Instant, intended: Instant, quantum: Duration) -> Instant {
+    if quantum.is_zero() {
+        return intended;
+    }
+    let q = quantum.as_nanos();
+    let since = intended.duration_since(start).as_nanos();
+    let slot_end = since.div_ceil(q) * q;
+    start + Duration::from_nanos(slot_end.min(u128::from(u64::MAX)) as u64)
+}
+
 /// The pacing loop: runs on its own OS thread until the schedule ends or `stop` is set.
 pub fn pace(sh: Arc<Shared>, rt: Handle) {
     tighten_timer_slack();
@@ -197,7 +225,7 @@ pub fn pace(sh: Arc<Shared>, rt: Handle) {
         let intended = sh.start + Duration::from_secs_f64(sched.intended_s(k));
         let now = Instant::now();
         if intended > now {
-            std::thread::sleep(intended - now);
+            std::thread::sleep(wake_time(sh.start, intended, sh.cfg.pacing_quantum) - now);
         }
         let idx = picker.next_index();
         let permit = match sh.sem.clone().try_acquire_owned() {
@@ -257,5 +285,20 @@ pub async fn report(sh: Arc<Shared>, mut done: tokio::sync::watch::Receiver<bool
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_times_round_up_to_the_quantum() {
+        let t0 = Instant::now();
+        let at = |us: u64| t0 + Duration::from_micros(us);
+        assert_eq!(wake_time(t0, at(1234), Duration::ZERO), at(1234));
+        assert_eq!(wake_time(t0, at(1234), Duration::from_millis(1)), at(2000));
+        assert_eq!(wake_time(t0, at(2000), Duration::from_millis(1)), at(2000));
+        assert_eq!(wake_time(t0, at(1), Duration::from_micros(250)), at(250));
     }
 }
