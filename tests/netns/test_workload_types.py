@@ -84,3 +84,30 @@ cooldown_s: 0
         assert target[(ctrl, "phase=overload")]["mean"] == pytest.approx(2 * load, rel=0.05)
     with sqlite3.connect(rundir / "results.db") as db:
         assert db.execute("SELECT count(*) FROM series WHERE name = 'throughput_rps'").fetchone()[0] >= 4 * 3
+
+
+def test_dos_phase_floods_inside_the_network_and_gets_an_outcome(tmp_path):
+    """A DoS phase: the flood is counted, the API keeps being measured, and an outcome is derived."""
+    need("ryu", "sdnbench-apiload")
+    exp = tmp_path / "dos.yaml"
+    exp.write_text(f"""\
+name: dos
+repetitions: 1
+controllers: [{{kind: ryu, port: {free_port()}, rest_port: {free_port()}}}]
+topologies: [{{kind: single, hosts: 3}}]
+workloads:
+  - name: api
+    type: nbi
+    stages: ["const:50rps:3s"]
+    dos: {{kind: newflows, sources: [h1], target: h3, rate_pps: 1000}}
+    attack_duration_s: 4
+cooldown_s: 0
+""")
+    rundir = tmp_path / "run"
+    res = sdnbench("run", str(exp), "--out", str(rundir))
+    assert res.returncode == 0, res.stderr
+    sent = rows(rundir, "attack_pkts_sent")[("ryu", "phase=dos")]["mean"]
+    assert 3000 <= sent <= 4100                                 # 1,000 packets/s for 4 s
+    assert rows(rundir, "target_rps")[("ryu", "phase=dos")]["mean"] == pytest.approx(
+        rows(rundir, "throughput_rps")[("ryu", "phase=load")]["mean"], rel=0.05)
+    assert "stress outcomes" in res.stdout and "DoS" in res.stdout
