@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import ToolError
 from ..paths import build_hint, native_tool
+from .jsonlines import read_output
 from .nbi_presets import preset, preset_requests
 
 TOOL = "sdnbench-apiload"
@@ -107,27 +108,12 @@ def flatten_interval(data: dict[str, Any]) -> dict[str, float]:
 
 def parse_output(text: str) -> tuple[list[dict[str, float]], dict[str, Any]]:
     """Reads JSON Lines into (per-second rows, summary); raises ToolError on errors."""
-    series: list[dict[str, float]] = []
-    summary: dict[str, Any] | None = None
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ToolError(f"{TOOL}: line {n} is not JSON: {e}") from None
-        if rec.get("schema") != 1:
-            raise ToolError(f"{TOOL}: line {n}: unsupported schema {rec.get('schema')!r}")
-        kind = rec.get("type")
-        if kind == "error":
-            raise ToolError(f"{TOOL}: {rec['data'].get('message', 'unknown error')}")
-        if kind == "interval":
-            series.append(flatten_interval(rec["data"]))
-        elif kind == "summary":
-            summary = rec["data"]
-    if summary is None:
+    out = read_output(text, TOOL)
+    if out.errors:
+        raise ToolError(f"{TOOL}: {out.errors[0]}")
+    if not out.summaries:
         raise ToolError(f"{TOOL}: no summary line in its output")
-    return series, summary
+    return [flatten_interval(d) for d in out.intervals], out.summaries[-1]
 
 
 def run_nbi(spec: NbiSpec, workdir: Path, binary: Path | None = None, host: Any = None,

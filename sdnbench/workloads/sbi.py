@@ -9,13 +9,13 @@ give it an endpoint, get an SbiResult.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from dataclasses import dataclass, field
 
 from ..errors import ToolError
 from ..paths import build_hint, native_tool
+from .jsonlines import read_output
 
 TOOL = "sdnbench-ofload"
 
@@ -100,24 +100,8 @@ def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: Ofload
 
 def parse_output(stdout: str) -> tuple[list[dict], dict | None, list[str]]:
     """Split JSON Lines into (interval data, summary data, error messages)."""
-    intervals, summary, errors = [], None, []
-    for n, line in enumerate(stdout.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ToolError(f"{TOOL}: line {n} is not JSON ({e}): {line[:120]!r}") from None
-        if rec.get("schema") != 1:
-            raise ToolError(f"{TOOL}: line {n} has schema {rec.get('schema')!r}, expected 1")
-        kind, data = rec.get("type"), rec.get("data", {})
-        if kind == "interval":
-            intervals.append(data)
-        elif kind == "summary":
-            summary = data
-        elif kind == "error":
-            errors.append(str(data.get("message", data)))
-    return intervals, summary, errors
+    out = read_output(stdout, TOOL)
+    return out.intervals, (out.summaries[-1] if out.summaries else None), out.errors
 
 
 def metrics_from_summary(s: dict) -> dict[str, float | int | bool | None]:

@@ -6,7 +6,6 @@ import json
 import socket
 import struct
 import threading
-from pathlib import Path
 
 import pytest
 

@@ -9,7 +9,6 @@ timestamps and sequence numbers.
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from sdnbench.controllers.base import Availability
 from sdnbench.errors import ConfigError, ToolError
 from sdnbench.paths import build_hint, native_tool
+from sdnbench.workloads.jsonlines import read_records
 from sdnbench.workloads.traffic.base import METRICS, FlowResult, FlowSpec, HostHandle, TrafficEngine
 
 TOOL = "sdnbench-tgen"
@@ -105,16 +105,8 @@ def expected_seconds(flow: FlowSpec) -> float:
 
 
 def read_lines(text: str) -> list[dict]:
-    """JSON lines of one tool output; lines that are not JSON raise ToolError."""
-    records = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ToolError(f"{TOOL}: line {n} is not JSON: {line[:80]!r}") from exc
-    return records
+    """JSON lines of one tool output; lines that are not envelopes raise ToolError."""
+    return read_records(text, TOOL)
 
 
 def _summaries(records: list[dict], role: str) -> list[dict]:
