@@ -1,26 +1,14 @@
-//! JSON Lines output: `{"type": "interval|summary|error", "schema": 1, "data": {...}}`,
-//! documented by schemas/tgen.schema.json. One line per event, flushed at once so a
-//! supervisor can follow a live run.
-
-use std::io::Write;
+//! JSON Lines output in sdnbench's envelope (crate sdnbench-jsonl); `data` is
+//! documented by schemas/tgen.schema.json.
 
 use serde_json::{json, Map, Value};
 use tgen_core::stats::FlowStats;
 
-/// Version of the output layout; bumped on any incompatible change.
-pub const SCHEMA: u32 = 1;
-
-/// Prints one JSON line of the given type.
-pub fn emit(kind: &str, data: Value) {
-    let line = json!({"type": kind, "schema": SCHEMA, "data": data});
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
-}
+pub use sdnbench_jsonl::{emit, SCHEMA};
 
 /// Prints an error line (the caller then exits 2).
 pub fn error(message: &str) {
-    emit("error", json!({"message": message}));
+    sdnbench_jsonl::emit_error(message);
 }
 
 /// Nanoseconds to milliseconds, or null.
