@@ -116,6 +116,10 @@ def _cmd_results(args) -> int:
         return 2
     store = ResultStore.in_rundir(rundir)
     metrics = args.metric or None
+    if args.series:
+        _export_series(store, Path(args.series), metrics)
+        print(f"wrote {args.series}", file=sys.stderr)
+        return 0
     if args.format == "table":
         print(render_report(store, metrics))
         _export(store, rundir)
@@ -126,6 +130,21 @@ def _cmd_results(args) -> int:
         chosen = [c for c in compare(store)[0] if not metrics or c.metric in metrics]
         print(to_csv(chosen) if args.format == "csv" else to_json(chosen))
     return 0
+
+
+def _export_series(store, path: Path, metrics: list[str] | None) -> None:
+    """Per-interval series of every trial, one CSV row per point."""
+    import csv
+
+    from .analysis.compare import params_text
+
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["controller", "topology", "workload", "params", "repetition", "flow", "t_s", "metric", "value"])
+        for ctrl, topo, wl, params, rep, flow, t_s, name, value in store.all_series():
+            if metrics and name not in metrics:
+                continue
+            w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, flow, t_s, name, value])
 
 
 def _cmd_doctor(args) -> int:
@@ -182,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("rundir")
     c.add_argument("--metric", action="append", help="metric to show (repeatable), e.g. loss_pct")
     c.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    c.add_argument("--series", metavar="CSV", help="write every per-interval series point to CSV instead")
     c.set_defaults(func=_cmd_results)
 
     c = sub.add_parser("doctor", help="what this machine can do, with a fix for each gap")

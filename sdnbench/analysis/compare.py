@@ -31,10 +31,14 @@ class Cell:
     failed: int                     # repetitions that failed
 
 
+def params_text(params: dict) -> str:
+    """A trial's row parameters as 'k=v k=v' (controller-side settings are columns, not rows)."""
+    return " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _CONTROLLER_PARAMS)
+
+
 def row_key(topology: str, workload: str, params: dict) -> tuple[str, str, str]:
     """The row a trial belongs to."""
-    point = " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k not in _CONTROLLER_PARAMS)
-    return (topology, workload, point)
+    return (topology, workload, params_text(params))
 
 
 def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, str, str]]]:

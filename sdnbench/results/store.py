@@ -141,6 +141,12 @@ class ResultStore:
             "SELECT t_s, name, value FROM series WHERE trial_key = ? AND flow_id = ? ORDER BY t_s",
             (trial_key, flow_id)))
 
+    def all_series(self):
+        """Every series point with its trial's identity, in plan order (for export)."""
+        return self.conn.execute(
+            "SELECT t.controller, t.topology, t.workload, t.params, t.repetition, s.flow_id, s.t_s, s.name, s.value "
+            "FROM series s JOIN trial t ON t.key = s.trial_key ORDER BY t.seq, s.flow_id, s.t_s, s.name")
+
     def raw(self, trial_key: str) -> dict[str, str]:
         """Raw tool outputs of one trial."""
         return dict(self.conn.execute("SELECT name, content FROM raw WHERE trial_key = ?", (trial_key,)))

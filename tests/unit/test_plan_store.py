@@ -89,3 +89,14 @@ def test_manifest_outstanding_survives_a_cut_line(tmp_path):
     with open(m.path, "a") as f:
         f.write('{"event": "created", "kind": "brid')   # SIGKILL mid-write
     assert [r["name"] for r in outstanding(m.path)] == ["s2"]
+
+
+def test_series_export_names_each_point(tmp_path):
+    from sdnbench.cli import main
+
+    store = ResultStore.in_rundir(tmp_path)
+    store.save_trial(TrialRecord("k1", "osken", "single-4", "udp", {"size_bytes": 128, "openflow": "1.3"}, 1, 0, "ok"),
+                     [FlowResult("f0", "native", {}, [{"t_s": 0.1, "throughput_bps": 5.0, "jitter_ms": 0.2}])])
+    out = tmp_path / "series.csv"
+    assert main(["results", str(tmp_path), "--series", str(out), "--metric", "throughput_bps"]) == 0
+    assert out.read_text().splitlines()[1:] == ["osken,single-4,udp,size_bytes=128,1,f0,0.1,throughput_bps,5.0"]
