@@ -56,8 +56,9 @@ class Progress:
         self.out(f"  {message}")
 
 
-class _Interrupted(Exception):
-    """SIGTERM, turned into an exception so cleanup runs."""
+class _Interrupted(BaseException):
+    """SIGTERM, turned into an exception so cleanup runs (BaseException, like KeyboardInterrupt,
+    so that no handler of ordinary errors mistakes it for a failed trial)."""
 
 
 def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
@@ -75,6 +76,8 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     manifest = Manifest(rundir)
     registry.register(rundir)
     old_term = signal.signal(signal.SIGTERM, _raise_interrupted)
+    # Ctrl-C must clean up even when started from a shell that left SIGINT ignored (`cmd &`).
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     # One campaign at a time per machine: networks share interface names, controllers ports.
     lock = NetworkLock()
     lock.acquire(say=progress.note)
@@ -84,6 +87,7 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     finally:
         lock.release()
         signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGINT, old_int)
         if not manifest.outstanding():
             registry.unregister(rundir)
     return store

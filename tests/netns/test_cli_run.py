@@ -113,3 +113,22 @@ def test_sigkill_mid_trial_then_clean_then_resume(tmp_path):
     assert res.returncode == 0, res.stderr
     assert f"{done_before} already stored" in res.stderr
     assert trials_ok(rundir) == 6
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupt_cleans_up_and_says_how_to_resume(tmp_path, sig):
+    exp = write_experiment(tmp_path, reps=3, duration=3)
+    rundir = tmp_path / "run"
+    # start_new_session: the signal goes to sdnbench alone, as `kill` would send it
+    proc = subprocess.Popen([sys.executable, "-m", "sdnbench", "run", str(exp), "--out", str(rundir)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while trials_ok(rundir) < 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    assert outstanding(rundir / MANIFEST_NAME) == []
+    assert not ({"s1", "s2"} & ovs.existing_bridges())
