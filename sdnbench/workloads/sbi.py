@@ -58,6 +58,7 @@ class OfloadOptions:
     learn_dst: bool = True
     timeout_ms: int | None = None
     connect_timeout_s: float = 30.0
+    topology_file: str | None = None   # topology-aware mode: JSON from topology_links()
     extra_args: list[str] = field(default_factory=list)
 
 
@@ -95,7 +96,26 @@ def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: Ofload
         argv.append("--no-learn-dst")
     if opts.timeout_ms:
         argv += ["--timeout", f"{opts.timeout_ms}ms"]
+    if opts.topology_file:
+        argv += ["--topology", str(opts.topology_file)]
     return argv + list(opts.extra_args)
+
+
+def topology_links(graph) -> dict:
+    """The --topology file content for a TopologyGraph: switch-switch links, ports numbered from 3 per switch.
+
+    Switch i of the graph (in graph.switches order) is emulated switch i
+    (dpid = --dpid-offset + i); ports 1 and 2 carry the emulated test hosts.
+    """
+    index = {sw.name: i for i, sw in enumerate(graph.switches)}
+    next_port = {name: 3 for name in index}
+    links = []
+    for link in graph.links:
+        if link.a in index and link.b in index:
+            pa, pb = next_port[link.a], next_port[link.b]
+            next_port[link.a], next_port[link.b] = pa + 1, pb + 1
+            links.append([index[link.a], pa, index[link.b], pb])
+    return {"links": links}
 
 
 def parse_output(stdout: str) -> tuple[list[dict], dict | None, list[str]]:

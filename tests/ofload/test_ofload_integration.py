@@ -118,6 +118,8 @@ def fake_controller(lsock: socket.socket, stop: threading.Event) -> None:
             data = conn.recv(65536)
         except socket.timeout:
             continue
+        except OSError:
+            break  # the switch closed the connection at the end of the run
         if not data:
             break
         buf += data
@@ -131,7 +133,11 @@ def fake_controller(lsock: socket.socket, stop: threading.Event) -> None:
                 broke = True
             xid, buffer_id = struct.unpack("!II", msg[4:12])
             action = struct.pack("!HHHH", 0, 8, 2, 0xFFFF)
-            conn.sendall(struct.pack("!BBHIIHH", 1, 13, 24, xid, buffer_id, 1, 8) + action)
+            try:
+                conn.sendall(struct.pack("!BBHIIHH", 1, 13, 24, xid, buffer_id, 1, 8) + action)
+            except OSError:
+                stop.set()
+                break
     conn.close()
 
 

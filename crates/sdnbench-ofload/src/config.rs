@@ -76,6 +76,11 @@ pub struct Config {
     /// Worker threads of the generator (0 = one per available CPU).
     #[arg(short = 'T', long, default_value_t = 0)]
     pub threads: usize,
+    /// Topology-aware mode: JSON file {"links": [[switch, port, switch, port], ...]}
+    /// (0-based switch indexes, ports >= 3). LLDP/BDDP PACKET_OUTs sent out of a
+    /// linked port arrive as PACKET_INs on the neighbour, so controllers discover the links.
+    #[arg(long)]
+    pub topology: Option<std::path::PathBuf>,
     /// Exit 1 when the mean response rate (responses/s) is below this.
     #[arg(long)]
     pub min_rate: Option<f64>,

@@ -6,6 +6,7 @@
 use crate::packet::{self, Template};
 use crate::proto::SwitchState;
 use crate::stats::Snapshot;
+use crate::topology::Relay;
 use crate::tracker::{Outcome, Tracker};
 use crate::Shared;
 use hdrhistogram::Histogram;
@@ -16,6 +17,17 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
+
+/// Where a switch receives its neighbours' discovery frames.
+pub type Inbox = tokio::sync::mpsc::UnboundedReceiver<Relay>;
+
+/// The next relayed frame; never resolves without a topology.
+async fn next_relay(inbox: &mut Option<Inbox>) -> Option<Relay> {
+    match inbox {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
 
 /// Run phases, broadcast to every switch.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Debug)]
@@ -58,11 +70,12 @@ struct Switch {
     hist: Histogram<u64>,
 }
 
-pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>) -> SwitchEnd {
+pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>, inbox: Option<Inbox>) -> SwitchEnd {
     let cfg = &shared.cfg;
+    let ports = cfg.ports.max(shared.topology.as_ref().map_or(0, |t| t.max_port()));
     let mut s = Switch {
         idx,
-        sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, cfg.ports),
+        sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, ports),
         template: Template::new(cfg.version, idx, !cfg.no_buffer),
         tracker: Tracker::new(cfg.effective_window()),
         window: cfg.effective_window(),
@@ -78,7 +91,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         first_decode_error: None,
         hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
     };
-    let error = s.serve(&shared, &mut phase_rx).await.err();
+    let error = s.serve(&shared, &mut phase_rx, inbox).await.err();
     if error.is_some() && !s.sw.features_sent {
         shared.failed.fetch_add(1, Relaxed);
     }
@@ -87,7 +100,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
 }
 
 impl Switch {
-    async fn serve(&mut self, shared: &Shared, phase_rx: &mut tokio::sync::watch::Receiver<Phase>) -> Result<(), String> {
+    async fn serve(&mut self, shared: &Shared, phase_rx: &mut tokio::sync::watch::Receiver<Phase>, mut inbox: Option<Inbox>) -> Result<(), String> {
         let cfg = &shared.cfg;
         let addr = format!("{}:{}", cfg.controller, cfg.port);
         let stream = tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&addr))
@@ -144,6 +157,14 @@ impl Switch {
                     phase = if r.is_ok() { *phase_rx.borrow() } else { Phase::Stop };
                     if phase == Phase::Stop {
                         return Ok(());
+                    }
+                }
+                Some(relay) = next_relay(&mut inbox) => {
+                    // A neighbour's discovery frame arrives on our linked port
+                    // (dropped until our own handshake is done, as on a real link).
+                    if self.sw.features_sent {
+                        packet::packet_in(self.sw.version, relay.port, NO_BUFFER, relay.frame).encode_into(&mut self.out);
+                        self.local.relayed += 1;
                     }
                 }
                 _ = tick.tick() => {
@@ -220,7 +241,7 @@ impl Switch {
             at += len;
             if msg[1] == msg_type::FLOW_MOD || msg[1] == msg_type::PACKET_OUT {
                 match response_view(msg) {
-                    Ok(Some(v)) => self.on_response(v, now, phase, measuring),
+                    Ok(Some(v)) => self.on_response(v, now, phase, measuring, shared),
                     Ok(None) => {}
                     Err(e) => {
                         self.decode_failure(e);
@@ -252,9 +273,14 @@ impl Switch {
         text
     }
 
-    fn on_response(&mut self, v: openflow::fast::ResponseView, now: u64, phase: Phase, measuring: bool) {
+    fn on_response(&mut self, v: openflow::fast::ResponseView, now: u64, phase: Phase, measuring: bool, shared: &Shared) {
         if v.is_lldp() {
             self.local.lldp += 1;
+            if let Some(t) = &shared.topology {
+                for (peer, port) in t.destinations(self.idx, self.sw.version, v.in_port, v.actions) {
+                    let _ = shared.relays[peer as usize].send(Relay { port, frame: v.packet.to_vec() });
+                }
+            }
             return;
         }
         if let ResponseKind::FlowMod { command } = v.kind {

@@ -8,6 +8,7 @@ pub mod packet;
 pub mod proto;
 mod run;
 pub mod stats;
+pub mod topology;
 pub mod tracker;
 
 pub use config::Config;
@@ -27,6 +28,9 @@ pub struct Shared {
     pub failed: AtomicUsize,
     /// True after the warm-up loops: latencies are recorded.
     pub measuring: AtomicBool,
+    /// Topology-aware mode: the links, and one relay inbox per switch.
+    pub topology: Option<topology::Topology>,
+    pub relays: Vec<tokio::sync::mpsc::UnboundedSender<topology::Relay>>,
 }
 
 /// Monotonic nanoseconds since the first call (process-wide origin).

@@ -36,13 +36,27 @@ pub fn run(cfg: Config) -> i32 {
 
 async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     let n = cfg.switches;
-    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into() });
+    let topology = match &cfg.topology {
+        Some(path) => Some(crate::topology::Topology::load(path, n)?),
+        None => None,
+    };
+    let (mut relays, mut inboxes) = (Vec::new(), Vec::new());
+    if topology.is_some() {
+        for _ in 0..n {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            relays.push(tx);
+            inboxes.push(Some(rx));
+        }
+    } else {
+        inboxes.resize_with(n, || None);
+    }
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), topology, relays });
     let cfg = &shared.cfg;
     let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
     let mut tasks = Vec::with_capacity(n);
     let t_connect = Instant::now();
-    for i in 0..n {
-        tasks.push(tokio::spawn(run_switch(i as u32, shared.clone(), phase_rx.clone())));
+    for (i, inbox) in inboxes.into_iter().enumerate() {
+        tasks.push(tokio::spawn(run_switch(i as u32, shared.clone(), phase_rx.clone(), inbox)));
         if i % 64 == 63 {
             // Ramp connections so the controller's accept backlog is not overrun.
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -154,6 +168,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "controller": format!("{}:{}", cfg.controller, cfg.port),
         "openflow_version": if cfg.version == openflow::OFP10 { "1.0" } else { "1.3" },
         "mode": if cfg.throughput { "throughput" } else { "latency" },
+        "topology_links": shared.topology.as_ref().map(|t| t.neighbours.iter().map(|m| m.len()).sum::<usize>() / 2),
         "switches": n, "switches_connected": ready, "connect_s": connect_s,
         "macs_per_switch": cfg.macs, "window": cfg.effective_window(), "buffered": !cfg.no_buffer,
         "loops": cfg.loops, "warmup_loops": cfg.warmup, "ms_per_loop": cfg.ms_per_loop,
