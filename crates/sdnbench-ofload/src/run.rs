@@ -146,7 +146,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     if measured.matched == 0 {
         invalid.push("no PACKET_IN was answered during the measured loops".into());
     }
-    let latency = (hist.len() > 0).then(|| {
+    let latency = (!hist.is_empty()).then(|| {
         let us = |q: f64| hist.value_at_quantile(q) as f64 / 1e3;
         json!({"count": hist.len(), "mean": hist.mean() / 1e3, "p50": us(0.5), "p90": us(0.9), "p99": us(0.99),
                "p999": us(0.999), "max": hist.max() as f64 / 1e3, "min": hist.min() as f64 / 1e3})
