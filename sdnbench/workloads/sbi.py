@@ -177,3 +177,37 @@ def run_ofload(host: str, port: int, of_version: str = "1.0", opts: OfloadOption
         why = "; ".join(errors) or proc.stderr.strip()[-300:] or f"exit code {proc.returncode}"
         raise ToolError(f"{TOOL} against {host}:{port} (OpenFlow {of_version}) failed: {why}")
     return SbiResult(metrics_from_summary(summary), summary, intervals, argv, proc.returncode, proc.stdout, proc.stderr)
+
+
+#: Two-sided 95% Student t quantiles by degrees of freedom (1..30); beyond 30, 1.96 is close enough.
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
+    """Mean, sample sd and the 95% confidence half-width (Student t) of repeated measurements."""
+    xs = [float(v) for v in values if v is not None]
+    n = len(xs)
+    if n == 0:
+        return {"n": 0, "mean": None, "sd": None, "ci95": None}
+    mean = sum(xs) / n
+    if n == 1:
+        return {"n": 1, "mean": mean, "sd": None, "ci95": None}
+    sd = (sum((x - mean) ** 2 for x in xs) / (n - 1)) ** 0.5
+    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
+    return {"n": n, "mean": mean, "sd": sd, "ci95": t * sd / n ** 0.5}
+
+
+def aggregate(results: list[SbiResult]) -> dict[str, dict]:
+    """Per metric, mean / sd / 95% CI across repetitions (each repetition is one ofload run)."""
+    numeric = [k for k, (unit, _) in METRICS.items() if unit != "bool"]
+    table = {k: mean_ci95([r.metrics.get(k) for r in results]) for k in numeric}
+    table["valid"] = {"n": len(results), "all": all(r.metrics.get("valid") for r in results)}
+    return table
+
+
+def run_repeated(host: str, port: int, of_version: str, opts: OfloadOptions | None = None,
+                 repetitions: int = 3, cpus: list[int] | None = None) -> tuple[list[SbiResult], dict[str, dict]]:
+    """Run ofload `repetitions` times against one controller; return the runs and their aggregate."""
+    runs = [run_ofload(host, port, of_version, opts, cpus) for _ in range(repetitions)]
+    return runs, aggregate(runs)

@@ -17,6 +17,7 @@ pub fn run(cfg: Config) -> i32 {
         emit("error", json!({"message": e}));
         return 2;
     }
+    raise_fd_limit();
     let threads = if cfg.threads > 0 { cfg.threads } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) };
     let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build() {
         Ok(rt) => rt,
@@ -183,6 +184,19 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "thresholds_met": unmet.is_empty(), "thresholds_unmet": unmet,
     }));
     Ok(if unmet.is_empty() { 0 } else { 1 })
+}
+
+/// Thousands of switches need thousands of sockets: lift the soft limit on
+/// open files to the hard limit (a no-op when it already is).
+fn raise_fd_limit() {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 async fn first_error(tasks: Vec<tokio::task::JoinHandle<SwitchEnd>>) -> Option<String> {
