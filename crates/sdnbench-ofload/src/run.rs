@@ -144,6 +144,9 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     if ready < n {
         invalid.push(format!("only {ready} of {n} switches completed the handshake"));
     }
+    if !errors.is_empty() && ready == n {
+        invalid.push(format!("{} switches lost their controller connection during the run", errors.len()));
+    }
     if measured.matched == 0 {
         invalid.push("no PACKET_IN was answered during the measured loops".into());
     }
