@@ -39,7 +39,7 @@ OUT="$HERE/results"
 RAW="$OUT/raw-$STAMP"
 mkdir -p "$RAW"
 CSV="$OUT/ofload-$STAMP.csv"
-echo "controller,mode,tool,openflow,switches,macs,loops,warmup,ms_per_loop,threads,mean_rps,sd_rps,min_rps,max_rps,latency_p50_us,latency_p99_us,generator_cores,valid,unmatched,raw" > "$CSV"
+echo "controller,mode,tool,openflow,switches,macs,loops,warmup,ms_per_loop,threads,mean_rps,sd_rps,min_rps,max_rps,latency_p50_us,latency_p99_us,generator_cores,cpu_ns_per_response,valid,unmatched,raw" > "$CSV"
 
 CTL_PID=""
 stop_controller() {
@@ -76,14 +76,22 @@ run_cbench() {  # controller mode switches
   [[ "$mode" == throughput ]] && flag="-t"
   port="$(free_port)"; start_controller "$ctl" "$port"
   raw="$RAW/cbench-$ctl-$mode.txt"
-  timeout $(( LOOPS * MS / 1000 + 60 )) "$CBENCH" -c 127.0.0.1 -p "$port" -s "$sw" -M "$MACS" -l "$LOOPS" -m "$MS" -w "$WARMUP" $flag >"$raw" 2>&1 || true
+  # cbench reports no CPU use; /usr/bin/time measures it over the whole run.
+  /usr/bin/time -f "%U %S %e" -o "$raw.time" timeout $(( LOOPS * MS / 1000 + 60 )) "$CBENCH" -c 127.0.0.1 -p "$port" -s "$sw" -M "$MACS" -l "$LOOPS" -m "$MS" -w "$WARMUP" $flag >"$raw" 2>&1 || true
   stop_controller
   python3 - "$raw" "$ctl" "$mode" "$sw" >> "$CSV" <<PY
 import re, sys
 raw, ctl, mode, sw = sys.argv[1:]
 m = re.search(r"min/max/avg/stdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+)", open(raw, errors="replace").read())
 mn, mx, avg, sd = m.groups() if m else ("", "", "", "")
-print(f"{ctl},{mode},cbench,1.0,{sw},$MACS,$LOOPS,$WARMUP,$MS,1,{avg},{sd},{mn},{mx},,,,{'yes' if m else 'no result'},,{raw}")
+cores = ns = ""
+try:
+    u, s_, wall = (float(x) for x in open(raw + ".time").read().split()[-3:])
+    cores = f"{(u + s_) / wall:.2f}"
+    ns = f"{(u + s_) / wall * 1e9 / float(avg):.0f}" if avg and float(avg) > 0 else ""
+except (OSError, ValueError):
+    pass
+print(f"{ctl},{mode},cbench,1.0,{sw},$MACS,$LOOPS,$WARMUP,$MS,1,{avg},{sd},{mn},{mx},,,{cores},{ns},{'yes' if m else 'no result'},,{raw}")
 PY
 }
 
@@ -103,13 +111,15 @@ for line in open(raw):
     if rec["type"] == "summary":
         s = rec["data"]
 if s is None:
-    print(f"{ctl},{mode},sdnbench-ofload,{ver},{sw},,,,,{thr},,,,,,,,error,,{raw}")
+    print(f"{ctl},{mode},sdnbench-ofload,{ver},{sw},,,,,{thr},,,,,,,,,error,,{raw}")
     sys.exit()
 r, lat = s["responses_per_s"], s["latency_us"] or {}
 f = lambda v: "" if v is None else f"{v:.1f}"
 print(",".join([ctl, mode, "sdnbench-ofload", ver, sw, str(s["macs_per_switch"]), str(s["loops"]), str(s["warmup_loops"]),
                 str(s["ms_per_loop"]), thr, f(r["mean"]), f(r["sd"]), f(r["min"]), f(r["max"]), f(lat.get("p50")), f(lat.get("p99")),
-                f"{s['generator_cpu']['cores_used']:.2f}", "yes" if s["valid"] else "no: " + "; ".join(s["invalid_reasons"]).replace(",", ";"),
+                f"{s['generator_cpu']['cores_used']:.2f}",
+                f"{s['generator_cpu']['cores_used'] * 1e9 / r['mean']:.0f}" if r["mean"] else "",
+                "yes" if s["valid"] else "no: " + "; ".join(s["invalid_reasons"]).replace(",", ";"),
                 str(s["totals"]["unmatched"]), raw]))
 PY
 }

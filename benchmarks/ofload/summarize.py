@@ -10,8 +10,8 @@ def main() -> None:
     path, note = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
     rows = list(csv.DictReader(open(path)))
     out = ["# sdnbench-ofload vs cbench", "", f"Source: `{path}`. {note}", "",
-           "| controller | mode | tool | OpenFlow | switches | threads | responses/s mean | sd | p50 µs | p99 µs | gen. cores | valid | vs cbench |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| controller | mode | tool | OpenFlow | switches | threads | responses/s mean | sd | p50 µs | p99 µs | gen. cores | gen. CPU ns/response | valid | vs cbench |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     base = {(r["controller"], r["mode"]): r for r in rows if r["tool"] == "cbench" and r["mean_rps"]}
     for r in rows:
         ratio = ""
@@ -22,9 +22,12 @@ def main() -> None:
         sd = f"{float(r['sd_rps']):,.0f}" if r["sd_rps"] else "–"
         out.append(f"| {r['controller']} | {r['mode']} | {r['tool']} | {r['openflow']} | {r['switches']} | {r['threads']} | "
                    f"{mean} | {sd} | {r['latency_p50_us'] or '–'} | {r['latency_p99_us'] or '–'} | {r['generator_cores'] or '–'} | "
-                   f"{r['valid']} | {ratio} |")
+                   f"{r['cpu_ns_per_response'] or '–'} | {r['valid']} | {ratio} |")
     out += ["", "cbench counts FLOW_MOD/PACKET_OUT messages; sdnbench-ofload's responses/s counts the same messages "
-            "(and matches each to its PACKET_IN; unmatched answers are in the CSV)."]
+            "(and matches each to its PACKET_IN; unmatched answers are in the CSV). "
+            "gen. CPU ns/response = generator CPU time per answer: cbench's over its whole run (/usr/bin/time), "
+            "sdnbench-ofload's over the measured loops (getrusage); it compares the tools' efficiency when the "
+            "machine's cores are shared with the controller and other load."]
     print("\n".join(out))
 
 
