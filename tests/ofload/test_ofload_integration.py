@@ -160,3 +160,16 @@ def test_malformed_controller_message_is_counted_not_fatal(ofload_bin):
     assert "truncated flow_mod" in s["first_decode_error"]
     assert "truncated flow_mod" in p.stderr
     assert s["totals"]["matched"] > 0 and s["totals"]["unmatched"] == 0
+
+
+def test_unbuffered_requests_are_matched_by_content(ofload_bin, responder):
+    """Without buffer ids each request gets a FLOW_MOD (matched by source MAC) and a PACKET_OUT (by payload)."""
+    for version in ("1.0", "1.3"):
+        p = run_ofload(ofload_bin, responder, "-V", version, "-s", "4", "-M", "100", "-l", "3", "-m", "300",
+                       "-t", "-W", "64", "--no-buffer")
+        assert p.returncode == 0, p.stderr
+        t = summary_of(p.stdout)["totals"]
+        assert t["matched"] > 0 and t["unmatched"] == 0 and t["late"] == 0, t
+        # Pairs can straddle a loop boundary, so allow the in-flight window (4 switches x 64).
+        assert abs(t["duplicates"] - t["matched"]) <= 256, t
+        assert t["responses"] == t["matched"] + t["duplicates"]
