@@ -9,7 +9,6 @@ use crate::stats::Snapshot;
 use crate::topology::Relay;
 use crate::tracker::{Outcome, Tracker};
 use crate::Shared;
-use hdrhistogram::Histogram;
 use openflow::fast::{response_view, ResponseKind};
 use openflow::{frame_len, msg_type, Message, NO_BUFFER};
 use std::io::ErrorKind;
@@ -64,7 +63,6 @@ pub enum Phase {
 
 /// What a switch hands back when it ends.
 pub struct SwitchEnd {
-    pub latency: Histogram<u64>,
     pub error: Option<String>,
     pub controller_errors: u64,
     /// The first message from the controller that could not be decoded, explained.
@@ -73,7 +71,12 @@ pub struct SwitchEnd {
 
 /// Stop generating once this much is queued unsent: the socket is full.
 const OUT_HIGH_WATER: usize = 128 * 1024;
-const READ_CHUNK: usize = 256 * 1024;
+
+/// Read buffer per switch: large for a few fast switches, small for
+/// thousands (16 MB in all), so 5,000 switches do not need gigabytes.
+fn read_chunk(switches: usize) -> usize {
+    (16 << 20) / switches.max(1)
+}
 
 struct Switch {
     idx: u32,
@@ -85,13 +88,13 @@ struct Switch {
     macs: u32,
     next_host: u32,
     seq: u32,
-    negotiated: bool,
     learn: bool,
     learned: bool,
     out: Vec<u8>,
     local: Snapshot,
     first_decode_error: Option<String>,
-    hist: Histogram<u64>,
+    /// Latency samples (ns) not yet added to the thread's histogram.
+    samples: Vec<u64>,
 }
 
 pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>, inbox: Option<Inbox>) -> SwitchEnd {
@@ -107,20 +110,20 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         macs: cfg.macs,
         next_host: 0,
         seq: 0,
-        negotiated: false,
         learn: !cfg.no_learn_dst,
         learned: false,
-        out: Vec::with_capacity(OUT_HIGH_WATER * 2),
+        out: Vec::new(),
         local: Snapshot::default(),
         first_decode_error: None,
-        hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
+        samples: Vec::new(),
     };
     let error = s.serve(&shared, &mut phase_rx, inbox).await.err();
     if error.is_some() && !s.sw.features_sent {
         shared.failed.fetch_add(1, Relaxed);
     }
     shared.counters.add(&s.local);
-    SwitchEnd { latency: s.hist, error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
+    shared.latencies.record(&mut s.samples);
+    SwitchEnd { error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
 }
 
 impl Switch {
@@ -133,7 +136,7 @@ impl Switch {
             .map_err(|e| format!("switch {}: connect to {addr}: {e}", self.idx))?;
         stream.set_nodelay(true).ok();
         Message::hello(cfg.version, &[cfg.version]).encode_into(&mut self.out);
-        let mut inbuf = vec![0u8; READ_CHUNK];
+        let mut inbuf = vec![0u8; read_chunk(cfg.switches).clamp(16 << 10, 256 << 10)];
         let mut have = 0usize;
         let mut written = 0usize;
         let tick_every = (cfg.timeout / 4).clamp(Duration::from_millis(50), Duration::from_millis(500));
@@ -198,6 +201,7 @@ impl Switch {
                     }
                     shared.counters.add(&self.local);
                     self.local = Snapshot::default();
+                    shared.latencies.record(&mut self.samples);
                 }
             }
             if !self.local.is_zero() {
@@ -332,7 +336,10 @@ impl Switch {
             Outcome::Matched { latency_ns } => {
                 self.local.matched += 1;
                 if measuring {
-                    let _ = self.hist.record(latency_ns.max(1));
+                    self.samples.push(latency_ns);
+                    if self.samples.len() >= crate::latency::BATCH {
+                        shared.latencies.record(&mut self.samples);
+                    }
                 }
             }
             Outcome::Duplicate => self.local.duplicates += 1,
@@ -353,7 +360,6 @@ impl Switch {
                 err.encode_into(&mut self.out);
                 return Err(format!("switch {}: controller offers OpenFlow versions {theirs:?}, not 0x{ours:02x}", self.idx));
             }
-            self.negotiated = true;
             return Ok(false);
         }
         let was_ready = self.sw.features_sent;

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod conn;
+pub mod latency;
 pub mod packet;
 pub mod proto;
 mod run;
@@ -28,6 +29,7 @@ pub struct Shared {
     pub failed: AtomicUsize,
     /// True after the warm-up loops: latencies are recorded.
     pub measuring: AtomicBool,
+    pub latencies: latency::Latencies,
     /// Topology-aware mode: the links, and one relay inbox per switch.
     pub topology: Option<topology::Topology>,
     pub relays: Vec<tokio::sync::mpsc::UnboundedSender<topology::Relay>>,

@@ -5,7 +5,6 @@
 use crate::conn::{run_switch, Phase, SwitchEnd};
 use crate::stats::{describe, host_cpu_jiffies, process_cpu_s, Snapshot};
 use crate::{emit, Config, Shared};
-use hdrhistogram::Histogram;
 use serde_json::json;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -51,7 +50,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     } else {
         inboxes.resize_with(n, || None);
     }
-    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), topology, relays });
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), topology, relays });
     let cfg = &shared.cfg;
     let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
     let mut tasks = Vec::with_capacity(n);
@@ -115,14 +114,12 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     shared.measuring.store(false, Relaxed);
     let _ = phase_tx.send(Phase::Stop);
 
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds");
     let mut errors = Vec::new();
     let mut controller_errors = 0;
     let mut first_decode_error = None;
     for t in tasks {
         if let Ok(Ok(end)) = tokio::time::timeout(Duration::from_secs(5), t).await {
-            let SwitchEnd { latency, error, controller_errors: ce, first_decode_error: fde } = end;
-            let _ = hist.add(&latency);
+            let SwitchEnd { error, controller_errors: ce, first_decode_error: fde } = end;
             first_decode_error = first_decode_error.or(fde);
             controller_errors += ce;
             errors.extend(error);
@@ -150,6 +147,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     if measured.matched == 0 {
         invalid.push("no PACKET_IN was answered during the measured loops".into());
     }
+    let hist = shared.latencies.merged();
     let latency = (!hist.is_empty()).then(|| {
         let us = |q: f64| hist.value_at_quantile(q) as f64 / 1e3;
         json!({"count": hist.len(), "mean": hist.mean() / 1e3, "p50": us(0.5), "p90": us(0.9), "p99": us(0.99),
