@@ -59,6 +59,9 @@ class OfloadOptions:
     timeout_ms: int | None = None
     connect_timeout_s: float = 30.0
     topology_file: str | None = None   # topology-aware mode: JSON from topology_links()
+    tls_ca: str | None = None          # connect with TLS, trusting this CA (PEM)
+    tls_cert: str | None = None        # client certificate (PEM), with tls_key
+    tls_key: str | None = None
     extra_args: list[str] = field(default_factory=list)
 
 
@@ -98,6 +101,10 @@ def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: Ofload
         argv += ["--timeout", f"{opts.timeout_ms}ms"]
     if opts.topology_file:
         argv += ["--topology", str(opts.topology_file)]
+    if opts.tls_ca:
+        argv += ["--tls", "--tls-ca", str(opts.tls_ca)]
+        if opts.tls_cert and opts.tls_key:
+            argv += ["--tls-cert", str(opts.tls_cert), "--tls-key", str(opts.tls_key)]
     return argv + list(opts.extra_args)
 
 

@@ -81,6 +81,18 @@ pub struct Config {
     /// linked port arrive as PACKET_INs on the neighbour, so controllers discover the links.
     #[arg(long)]
     pub topology: Option<std::path::PathBuf>,
+    /// Connect with TLS (controllers listening with OVS `pssl:` and the like).
+    #[arg(long, requires = "tls_ca")]
+    pub tls: bool,
+    /// PEM file of the CA that signed the controller's certificate.
+    #[arg(long)]
+    pub tls_ca: Option<std::path::PathBuf>,
+    /// PEM certificate the switches present (OVS controllers require one).
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
     /// Exit 1 when the mean response rate (responses/s) is below this.
     #[arg(long)]
     pub min_rate: Option<f64>,

@@ -95,6 +95,8 @@ struct Switch {
     first_decode_error: Option<String>,
     /// Latency samples (ns) not yet added to the thread's histogram.
     samples: Vec<u64>,
+    /// The TLS session, when the controller is reached over TLS.
+    tls: Option<Box<rustls::ClientConnection>>,
 }
 
 pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>, inbox: Option<Inbox>) -> SwitchEnd {
@@ -116,6 +118,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         local: Snapshot::default(),
         first_decode_error: None,
         samples: Vec::new(),
+        tls: None,
     };
     let error = s.serve(&shared, &mut phase_rx, inbox).await.err();
     if error.is_some() && !s.sw.features_sent {
@@ -135,6 +138,11 @@ impl Switch {
             .map_err(|_| format!("switch {}: connect to {addr} timed out", self.idx))?
             .map_err(|e| format!("switch {}: connect to {addr}: {e}", self.idx))?;
         stream.set_nodelay(true).ok();
+        if let Some(c) = &shared.tls {
+            let mut t = crate::tls::connect(c, &cfg.controller).map_err(|e| format!("switch {}: {e}", self.idx))?;
+            t.set_buffer_limit(None); // bounded by the window, not by rustls
+            self.tls = Some(Box::new(t));
+        }
         Message::hello(cfg.version, &[cfg.version]).encode_into(&mut self.out);
         let mut inbuf = vec![0u8; read_chunk(cfg.switches).clamp(16 << 10, 256 << 10)];
         let mut have = 0usize;
@@ -153,7 +161,11 @@ impl Switch {
             tokio::select! {
                 r = stream.readable() => {
                     r.map_err(|e| format!("switch {}: {e}", self.idx))?;
-                    match read_draining(&stream, &mut inbuf[have..]) {
+                    let got = match &mut self.tls {
+                        Some(t) => crate::tls::read(t, &stream, &mut inbuf[have..]),
+                        None => read_draining(&stream, &mut inbuf[have..]),
+                    };
+                    match got {
                         Ok(0) => return Err(format!("switch {}: controller closed the connection", self.idx)),
                         Ok(n) => {
                             have += n;
@@ -168,7 +180,7 @@ impl Switch {
                             if phase == Phase::Run && self.sw.features_sent {
                                 self.generate();
                             }
-                            if written < self.out.len() {
+                            if self.pending_write(written) {
                                 written = self.flush(&stream, written)?;
                             }
                         }
@@ -176,7 +188,7 @@ impl Switch {
                         Err(e) => return Err(format!("switch {}: read: {e}", self.idx)),
                     }
                 }
-                r = stream.writable(), if written < self.out.len() => {
+                r = stream.writable(), if self.pending_write(written) => {
                     r.map_err(|e| format!("switch {}: {e}", self.idx))?;
                     written = self.flush(&stream, written)?;
                 }
@@ -211,8 +223,19 @@ impl Switch {
         }
     }
 
+    /// Bytes wait to be written: ours, or TLS records rustls still holds.
+    fn pending_write(&self, written: usize) -> bool {
+        written < self.out.len() || self.tls.as_ref().is_some_and(|t| t.wants_write())
+    }
+
     /// Writes what the socket takes; returns the new count of bytes written.
     fn flush(&mut self, stream: &TcpStream, mut written: usize) -> Result<usize, String> {
+        if let Some(t) = &mut self.tls {
+            // rustls takes all plaintext and queues the records the socket refuses.
+            crate::tls::write(t, stream, &self.out[written..]).map_err(|e| format!("switch {}: write: {e}", self.idx))?;
+            self.out.clear();
+            return Ok(0);
+        }
         match stream.try_write(&self.out[written..]) {
             Ok(n) => {
                 written += n;

@@ -9,6 +9,7 @@ pub mod packet;
 pub mod proto;
 mod run;
 pub mod stats;
+pub mod tls;
 pub mod topology;
 pub mod tracker;
 
@@ -16,7 +17,7 @@ pub use config::Config;
 pub use run::run;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// State every switch task shares with the coordinator.
@@ -30,6 +31,8 @@ pub struct Shared {
     /// True after the warm-up loops: latencies are recorded.
     pub measuring: AtomicBool,
     pub latencies: latency::Latencies,
+    /// TLS client configuration when --tls is given.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
     /// Topology-aware mode: the links, and one relay inbox per switch.
     pub topology: Option<topology::Topology>,
     pub relays: Vec<tokio::sync::mpsc::UnboundedSender<topology::Relay>>,

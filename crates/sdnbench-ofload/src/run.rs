@@ -50,7 +50,11 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     } else {
         inboxes.resize_with(n, || None);
     }
-    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), topology, relays });
+    let tls = match (&cfg.tls, &cfg.tls_ca) {
+        (true, Some(ca)) => Some(crate::tls::client_config(ca, cfg.tls_cert.as_deref(), cfg.tls_key.as_deref())?),
+        _ => None,
+    };
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, relays });
     let cfg = &shared.cfg;
     let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
     let mut tasks = Vec::with_capacity(n);
@@ -170,6 +174,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "controller": format!("{}:{}", cfg.controller, cfg.port),
         "openflow_version": if cfg.version == openflow::OFP10 { "1.0" } else { "1.3" },
         "mode": if cfg.throughput { "throughput" } else { "latency" },
+        "transport": if cfg.tls { "tls" } else { "tcp" },
         "topology_links": shared.topology.as_ref().map(|t| t.neighbours.iter().map(|m| m.len()).sum::<usize>() / 2),
         "switches": n, "switches_connected": ready, "connect_s": connect_s,
         "macs_per_switch": cfg.macs, "window": cfg.effective_window(), "buffered": !cfg.no_buffer,
