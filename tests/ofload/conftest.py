@@ -62,15 +62,20 @@ def start_listener(tracker: ProcessTracker, argv: list[str], port: int, log: Pat
         pytest.fail(f"{role} exited: {proc.log_tail()}")
 
 
-@pytest.fixture
-def testcontroller(tracker, tmp_path) -> int:
-    """ovs-testcontroller (L2 learning, installs flows) on a free loopback port."""
+def start_testcontroller(tracker: ProcessTracker, log: Path, options: list[str] = (), scheme: str = "ptcp") -> int:
+    """ovs-testcontroller (L2 learning, installs flows) on a free loopback port; returns the port."""
     exe = shutil.which("ovs-testcontroller")
     if exe is None:
         pytest.skip("ovs-testcontroller missing: apt-get install openvswitch-testcontroller")
     port = free_port()
-    start_listener(tracker, [exe, f"ptcp:{port}:127.0.0.1"], port, tmp_path / "testcontroller.log", "testcontroller")
+    start_listener(tracker, [exe, *options, f"{scheme}:{port}:127.0.0.1"], port, log, f"testcontroller-{scheme}")
     return port
+
+
+@pytest.fixture
+def testcontroller(tracker, tmp_path) -> int:
+    """ovs-testcontroller listening for plain TCP."""
+    return start_testcontroller(tracker, tmp_path / "testcontroller.log")
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import free_port, run_ofload, start_listener
+from .conftest import run_ofload, start_testcontroller
 
 EXT = """[v3_ca]
 basicConstraints=critical,CA:TRUE
@@ -54,13 +54,8 @@ def pki(tmp_path) -> Path:
 @pytest.fixture
 def ssl_controller(tracker, pki) -> int:
     """ovs-testcontroller listening for TLS (pssl:) on a free port."""
-    exe = shutil.which("ovs-testcontroller")
-    if exe is None:
-        pytest.skip("ovs-testcontroller missing: apt-get install openvswitch-testcontroller")
-    port = free_port()
-    argv = [exe, "-p", str(pki / "ctl.key"), "-c", str(pki / "ctl.pem"), "-C", str(pki / "ca.pem"), f"pssl:{port}:127.0.0.1"]
-    start_listener(tracker, argv, port, pki / "ctl.log", "testcontroller-ssl")
-    return port
+    keys = ["-p", str(pki / "ctl.key"), "-c", str(pki / "ctl.pem"), "-C", str(pki / "ca.pem")]
+    return start_testcontroller(tracker, pki / "ctl.log", keys, scheme="pssl")
 
 
 def test_throughput_over_tls(ofload_bin, pki, ssl_controller):
