@@ -19,8 +19,11 @@ pub enum ResponseKind {
 pub struct ResponseView<'a> {
     pub kind: ResponseKind,
     pub buffer_id: u32,
-    /// Ethernet source the flow matches on (FLOW_MOD) or of the packet sent (PACKET_OUT).
-    pub eth_src: Option<[u8; 6]>,
+    /// Where the Ethernet source the flow matches on (FLOW_MOD) or of the
+    /// packet sent (PACKET_OUT) sits in the message; read it with `eth_src()`.
+    /// Kept as an offset because most answers are matched by buffer id alone.
+    eth_src_at: Option<usize>,
+    msg: &'a [u8],
     /// The packet a PACKET_OUT carries (empty for FLOW_MOD or buffered output).
     pub packet: &'a [u8],
     /// A PACKET_OUT's input port and raw action list (0 and empty for FLOW_MOD).
@@ -34,6 +37,11 @@ pub const ETH_TYPE_LLDP: u16 = 0x88cc;
 pub const ETH_TYPE_BDDP: u16 = 0x8942;
 
 impl ResponseView<'_> {
+    /// Ethernet source the flow matches on (FLOW_MOD) or of the packet sent (PACKET_OUT).
+    pub fn eth_src(&self) -> Option<[u8; 6]> {
+        self.eth_src_at.map(|at| mac_at(self.msg, at))
+    }
+
     /// True for a PACKET_OUT carrying LLDP or BDDP (link discovery, not a response).
     pub fn is_lldp(&self) -> bool {
         matches!(ethertype(self.packet), Some(ETH_TYPE_LLDP) | Some(ETH_TYPE_BDDP))
@@ -67,8 +75,8 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
         msg_type::FLOW_MOD if h.version == OFP10 => {
             // header 8, match 40 (wildcards @8, dl_src @14), cookie 8, command @56, buffer_id @64
             need(72, "flow_mod")?;
-            let eth_src = (be32(8) & OFPFW10_DL_SRC == 0).then(|| mac_at(m, 14));
-            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src, packet: &[], in_port: 0, actions: &[] }))
+            let eth_src_at = (be32(8) & OFPFW10_DL_SRC == 0).then_some(14);
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
         }
         msg_type::FLOW_MOD => {
             // header 8, cookie+mask 16, table @24, command @25, buffer_id @32, match @48
@@ -78,8 +86,9 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
                 return Err(DecodeError::Malformed { what: "flow_mod match", detail: format!("length {len} below 4") });
             }
             need(48 + len, "flow_mod match")?;
-            let eth_src = oxm_get(&m[52..48 + len], OXM_ETH_SRC).and_then(|v| v.try_into().ok());
-            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src, packet: &[], in_port: 0, actions: &[] }))
+            let fields = &m[52..48 + len];
+            let eth_src_at = oxm_get(fields, OXM_ETH_SRC).filter(|v| v.len() == 6).map(|v| v.as_ptr() as usize - m.as_ptr() as usize);
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
         }
         msg_type::PACKET_OUT => {
             let (fixed, actions_len, in_port) = if h.version == OFP10 {
@@ -92,8 +101,8 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
             need(fixed + actions_len, "packet_out actions")?;
             let packet = &m[fixed + actions_len..];
             let actions = &m[fixed..fixed + actions_len];
-            let eth_src = (packet.len() >= 12).then(|| mac_at(packet, 6));
-            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src, packet, in_port, actions }))
+            let eth_src_at = (packet.len() >= 12).then_some(fixed + actions_len + 6);
+            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src_at, msg: m, packet, in_port, actions }))
         }
         _ => Ok(None),
     }

@@ -346,7 +346,7 @@ impl Switch {
             self.tracker.answer_seq(v.buffer_id, now)
         } else if let Some(seq) = packet::seq_of(self.idx, v.packet) {
             self.tracker.answer_seq(seq, now)
-        } else if let Some(host) = v.eth_src.and_then(|m| packet::host_of(self.idx, &m)) {
+        } else if let Some(host) = v.eth_src().and_then(|m| packet::host_of(self.idx, &m)) {
             if host == 0xff_ffff {
                 return; // answer to the learning packet
             }

@@ -1,5 +1,5 @@
-//! Latency samples. A 3-significant-digit HDR histogram spanning 1 ns..60 s
-//! takes a few hundred kilobytes, too much to give each of 5,000 switches.
+//! Latency samples. An HDR histogram spanning 1 ns..60 s takes tens to
+//! hundreds of kilobytes, too much to give each of 5,000 switches.
 //! Switches buffer samples and add them in batches to one histogram per
 //! worker thread, so the lock is taken once per batch and never contended.
 
@@ -24,9 +24,11 @@ thread_local! {
     static LOCAL: RefCell<Option<(u64, Shared)>> = const { RefCell::new(None) };
 }
 
-/// A histogram for nanosecond latencies from 1 ns to 60 s, 3 significant digits.
+/// A histogram for nanosecond latencies from 1 ns to 60 s. Two significant
+/// digits (values within 1 %) keep it at ~40 kB, inside the L2 cache: with
+/// three it is ~300 kB and every record is a cache miss at millions per second.
 pub fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("valid histogram bounds")
+    Histogram::new_with_bounds(1, 60_000_000_000, 2).expect("valid histogram bounds")
 }
 
 impl Default for Latencies {
@@ -93,6 +95,6 @@ mod tests {
         }
         let m = l.merged();
         assert_eq!(m.len(), 300);
-        assert!((m.value_at_quantile(0.5) as i64 - 50_000).abs() < 100);
+        assert!((m.value_at_quantile(0.5) as i64 - 50_000).abs() < 600);
     }
 }
