@@ -37,6 +37,9 @@ METRICS: dict[str, tuple[str, str]] = {
     "decode_errors": ("messages", "controller messages that could not be decoded"),
     "switches_connected": ("switches", "switches that completed the handshake"),
     "generator_cores_used": ("cores", "CPU the generator itself used while measuring"),
+    "path_setup_p50_us": ("us", "multi-hop flow setup (PACKET_IN at ingress to FLOW_MOD at egress), median; --paths only"),
+    "path_setup_p99_us": ("us", "multi-hop flow setup, 99th percentile; --paths only"),
+    "paths_completed": ("flows", "FLOW_MODs that reached the egress switch of their path; --paths only"),
     "valid": ("bool", "false when the generator saturated its cores or switches failed to connect"),
 }
 
@@ -59,6 +62,7 @@ class OfloadOptions:
     timeout_ms: int | None = None
     connect_timeout_s: float = 30.0
     topology_file: str | None = None   # topology-aware mode: JSON from topology_links()
+    paths: bool = False                # with topology_file: multi-hop flow setup to the farthest switch
     tls_ca: str | None = None          # connect with TLS, trusting this CA (PEM)
     tls_cert: str | None = None        # client certificate (PEM), with tls_key
     tls_key: str | None = None
@@ -101,6 +105,8 @@ def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: Ofload
         argv += ["--timeout", f"{opts.timeout_ms}ms"]
     if opts.topology_file:
         argv += ["--topology", str(opts.topology_file)]
+        if opts.paths:
+            argv.append("--paths")
     if opts.tls_ca:
         argv += ["--tls", "--tls-ca", str(opts.tls_ca)]
         if opts.tls_cert and opts.tls_key:
@@ -161,6 +167,9 @@ def metrics_from_summary(s: dict) -> dict[str, float | int | bool | None]:
         "timeouts": totals.get("timeouts"), "decode_errors": (s.get("totals_all_phases") or totals).get("decode_errors"),
         "switches_connected": s.get("switches_connected"),
         "generator_cores_used": (s.get("generator_cpu") or {}).get("cores_used"),
+        "path_setup_p50_us": ((s.get("paths") or {}).get("setup_us") or {}).get("p50"),
+        "path_setup_p99_us": ((s.get("paths") or {}).get("setup_us") or {}).get("p99"),
+        "paths_completed": (s.get("paths") or {}).get("completed"),
         "valid": bool(s.get("valid")),
     }
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shutil
 import socket
+import struct
+import threading
 import subprocess
 from pathlib import Path
 
@@ -90,3 +94,56 @@ def run_ofload(binary: Path, port: int, *args: str) -> subprocess.CompletedProce
     """Run sdnbench-ofload against 127.0.0.1:port with extra flags."""
     return subprocess.run([str(binary), "-c", "127.0.0.1", "-p", str(port), *args],
                           capture_output=True, text=True, timeout=120)
+
+
+def read_msg(conn: socket.socket) -> bytes:
+    """One whole OpenFlow message from conn; ConnectionError at end of stream."""
+    def exactly(n: int) -> bytes:
+        buf = b""
+        while len(buf) < n:
+            chunk = conn.recv(n - len(buf))
+            if not chunk:
+                raise ConnectionError("switch closed the connection")
+            buf += chunk
+        return buf
+    head = exactly(8)
+    return head + exactly(struct.unpack("!H", head[2:4])[0] - 8)
+
+
+def accept_switches(lsock: socket.socket, n: int, version: int) -> dict[int, socket.socket]:
+    """Play controller for n switches up to FEATURES_REPLY; returns {switch index (dpid - 1): connection}."""
+    conns = {}
+    for _ in range(n):
+        c, _ = lsock.accept()
+        c.settimeout(5)
+        c.sendall(struct.pack("!BBHI", version, 0, 8, 1) + struct.pack("!BBHI", version, 5, 8, 2))
+        while True:
+            m = read_msg(c)
+            if m[1] == 6:  # FEATURES_REPLY
+                conns[struct.unpack("!Q", m[8:16])[0] - 1] = c
+                break
+    return conns
+
+
+@contextlib.contextmanager
+def fake_controller(serve, *args, backlog: int = 4):
+    """Run serve(lsock, *args, stop_event) in a thread on a free port; yield the port; stop and join after."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(backlog)
+    stop = threading.Event()
+    t = threading.Thread(target=serve, args=(lsock, *args, stop), daemon=True)
+    t.start()
+    try:
+        yield lsock.getsockname()[1]
+    finally:
+        stop.set()
+        t.join(5)
+        lsock.close()
+
+
+def write_links(directory: Path, links: list[list[int]]) -> Path:
+    """A --topology file with these [switch, port, switch, port] links."""
+    path = directory / "topology.json"
+    path.write_text(json.dumps({"links": links}))
+    return path

@@ -13,7 +13,7 @@ import pytest
 from sdnbench.paths import REPO_ROOT
 from sdnbench.workloads import sbi
 
-from .conftest import free_port, run_ofload
+from .conftest import fake_controller, free_port, run_ofload
 
 
 def records(stdout: str) -> list[dict]:
@@ -107,7 +107,7 @@ def test_exit_codes(ofload_bin, responder):
     assert p.returncode == 2 and "warmup" in records(p.stdout)[-1]["data"]["message"]
 
 
-def fake_controller(lsock: socket.socket, stop: threading.Event) -> None:
+def truncating_controller(lsock: socket.socket, stop: threading.Event) -> None:
     """OpenFlow 1.0 controller that sends one truncated FLOW_MOD, then answers with PACKET_OUTs."""
     conn, _ = lsock.accept()
     conn.settimeout(0.2)
@@ -142,18 +142,8 @@ def fake_controller(lsock: socket.socket, stop: threading.Event) -> None:
 
 
 def test_malformed_controller_message_is_counted_not_fatal(ofload_bin):
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-    stop = threading.Event()
-    t = threading.Thread(target=fake_controller, args=(lsock, stop), daemon=True)
-    t.start()
-    try:
-        p = run_ofload(ofload_bin, lsock.getsockname()[1], "-s", "1", "-l", "3", "-m", "300", "-w", "1", "--no-learn-dst")
-    finally:
-        stop.set()
-        t.join(5)
-        lsock.close()
+    with fake_controller(truncating_controller) as port:
+        p = run_ofload(ofload_bin, port, "-s", "1", "-l", "3", "-m", "300", "-w", "1", "--no-learn-dst")
     assert p.returncode == 0, p.stdout + p.stderr
     s = summary_of(p.stdout)
     assert s["totals_all_phases"]["decode_errors"] == 1

@@ -9,21 +9,9 @@ import threading
 
 from sdnbench.workloads import sbi
 
-from .conftest import run_ofload
+from .conftest import accept_switches, fake_controller, read_msg, run_ofload, write_links
 
 LLDP = bytes.fromhex("0180c200000e" "020000000103" "88cc") + b"sdnbench-lldp-probe" + bytes(20)
-
-
-def read_msg(conn: socket.socket) -> bytes:
-    """One whole OpenFlow message from conn."""
-    head = b""
-    while len(head) < 8:
-        head += conn.recv(8 - len(head))
-    n = struct.unpack("!H", head[2:4])[0]
-    body = b""
-    while len(body) < n - 8:
-        body += conn.recv(n - 8 - len(body))
-    return head + body
 
 
 def packet_out(port: int, frame: bytes) -> bytes:
@@ -34,22 +22,13 @@ def packet_out(port: int, frame: bytes) -> bytes:
 
 
 def discovery_controller(lsock: socket.socket, seen: list, done: threading.Event) -> None:
-    """Accept two switches, send LLDP out of port 3 of dpid 1, record LLDP PACKET_INs."""
-    conns = {}
-    for _ in range(2):
-        c, _ = lsock.accept()
-        c.settimeout(5)
-        c.sendall(struct.pack("!BBHI", 4, 0, 8, 1) + struct.pack("!BBHI", 4, 5, 8, 2))
-        while True:
-            m = read_msg(c)
-            if m[1] == 6:  # FEATURES_REPLY
-                conns[struct.unpack("!Q", m[8:16])[0]] = c
-                break
-    conns[1].sendall(packet_out(3, LLDP))
-    conns[2].sendall(packet_out(4, LLDP))  # port 4 is not linked: must go nowhere
+    """Accept two switches, send LLDP out of port 3 of switch 0, record LLDP PACKET_INs at switch 1."""
+    conns = accept_switches(lsock, 2, version=4)
+    conns[0].sendall(packet_out(3, LLDP))
+    conns[1].sendall(packet_out(4, LLDP))  # port 4 is not linked: must go nowhere
     try:
         while not done.is_set():
-            m = read_msg(conns[2])
+            m = read_msg(conns[1])
             if m[1] != 10:
                 continue
             mlen = struct.unpack("!H", m[26:28])[0]
@@ -57,7 +36,6 @@ def discovery_controller(lsock: socket.socket, seen: list, done: threading.Event
             data = m[24 + (mlen + 7) // 8 * 8 + 2:]
             if data[12:14] == b"\x88\xcc":
                 seen.append((in_port, data))
-                done.set()
     except OSError:
         pass
     for c in conns.values():
@@ -65,22 +43,10 @@ def discovery_controller(lsock: socket.socket, seen: list, done: threading.Event
 
 
 def test_lldp_packet_out_reaches_the_linked_neighbour(ofload_bin, tmp_path):
-    topo = tmp_path / "topo.json"
-    topo.write_text(json.dumps({"links": [[0, 3, 1, 3]]}))
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(2)
+    topo = write_links(tmp_path, [[0, 3, 1, 3]])
     seen: list = []
-    done = threading.Event()
-    t = threading.Thread(target=discovery_controller, args=(lsock, seen, done), daemon=True)
-    t.start()
-    try:
-        p = run_ofload(ofload_bin, lsock.getsockname()[1], "-V", "1.3", "-s", "2", "-l", "2", "-m", "300",
-                       "--topology", str(topo))
-    finally:
-        done.set()
-        t.join(5)
-        lsock.close()
+    with fake_controller(discovery_controller, seen) as port:
+        p = run_ofload(ofload_bin, port, "-V", "1.3", "-s", "2", "-l", "2", "-m", "300", "--topology", str(topo))
     assert seen == [(3, LLDP)], f"neighbour saw {seen}; ofload said {p.stdout} {p.stderr}"
     summary = json.loads(p.stdout.splitlines()[-1])["data"]
     assert summary["topology_links"] == 1

@@ -81,6 +81,11 @@ pub struct Config {
     /// linked port arrive as PACKET_INs on the neighbour, so controllers discover the links.
     #[arg(long)]
     pub topology: Option<std::path::PathBuf>,
+    /// With --topology: address each switch's test traffic to the host behind
+    /// the farthest switch, and measure multi-hop flow setup (PACKET_IN at the
+    /// ingress to FLOW_MOD at the egress switch) for topology-aware controllers.
+    #[arg(long, requires = "topology")]
+    pub paths: bool,
     /// Connect with TLS (controllers listening with OVS `pssl:` and the like).
     #[arg(long, requires = "tls_ca")]
     pub tls: bool,

@@ -95,6 +95,8 @@ struct Switch {
     first_decode_error: Option<String>,
     /// Latency samples (ns) not yet added to the thread's histogram.
     samples: Vec<u64>,
+    /// Path setup samples (ns) not yet added to the shared histogram.
+    path_samples: Vec<u64>,
     /// The TLS session, when the controller is reached over TLS.
     tls: Option<Box<rustls::ClientConnection>>,
 }
@@ -105,7 +107,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
     let mut s = Switch {
         idx,
         sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, ports),
-        template: Template::new(cfg.version, idx, !cfg.no_buffer),
+        template: Template::new(cfg.version, idx, packet::dst_mac(shared.paths.as_ref().map_or(idx, |p| p.partner[idx as usize])), !cfg.no_buffer),
         tracker: Tracker::new(cfg.effective_window()),
         window: cfg.effective_window(),
         refill: (cfg.effective_window() / 8).max(1),
@@ -118,6 +120,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         local: Snapshot::default(),
         first_decode_error: None,
         samples: Vec::new(),
+        path_samples: Vec::new(),
         tls: None,
     };
     let error = s.serve(&shared, &mut phase_rx, inbox).await.err();
@@ -126,6 +129,9 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
     }
     shared.counters.add(&s.local);
     shared.latencies.record(&mut s.samples);
+    if let Some(p) = &shared.paths {
+        p.latencies.record(&mut s.path_samples);
+    }
     SwitchEnd { error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
 }
 
@@ -156,7 +162,7 @@ impl Switch {
                 self.send_learn();
             }
             if phase == Phase::Run && self.sw.features_sent {
-                self.generate();
+                self.generate(shared);
             }
             tokio::select! {
                 r = stream.readable() => {
@@ -178,7 +184,7 @@ impl Switch {
                             // Answer in the same wake-up: replies and new requests
                             // leave in one write instead of one per select round.
                             if phase == Phase::Run && self.sw.features_sent {
-                                self.generate();
+                                self.generate(shared);
                             }
                             if self.pending_write(written) {
                                 written = self.flush(&stream, written)?;
@@ -255,7 +261,7 @@ impl Switch {
 
     /// Tops the window up with new PACKET_INs, each from the next host. Only
     /// refills once an eighth of the window is free, so writes stay large.
-    fn generate(&mut self) {
+    fn generate(&mut self, shared: &Shared) {
         if self.window - self.tracker.outstanding() < self.refill {
             return;
         }
@@ -265,6 +271,9 @@ impl Switch {
             self.next_host = if host + 1 >= self.macs { 0 } else { host + 1 };
             self.template.push(&mut self.out, self.idx, self.seq, host);
             self.tracker.sent(self.seq, host, now);
+            if let Some(p) = &shared.paths {
+                p.sent(self.idx, host, now);
+            }
             self.seq = packet::next_seq(self.seq);
             self.local.sent += 1;
         }
@@ -341,6 +350,15 @@ impl Switch {
         }
         if phase != Phase::Run {
             return;
+        }
+        if let (Some(p), ResponseKind::FlowMod { .. }) = (&shared.paths, v.kind) {
+            // A flow for another switch's host: a hop of that host's path.
+            if let Some((src, host)) = v.eth_src().and_then(|m| packet::owner_of(&m)).filter(|(s, _)| *s != self.idx) {
+                if measuring {
+                    p.flow_mod(self.idx, src, host, now, &mut self.path_samples);
+                }
+                return;
+            }
         }
         let outcome = if v.buffer_id != NO_BUFFER && v.buffer_id <= 0x7fff_ffff {
             self.tracker.answer_seq(v.buffer_id, now)

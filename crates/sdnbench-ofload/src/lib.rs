@@ -6,6 +6,7 @@ pub mod config;
 pub mod conn;
 pub mod latency;
 pub mod packet;
+pub mod paths;
 pub mod proto;
 mod run;
 pub mod stats;
@@ -35,6 +36,8 @@ pub struct Shared {
     pub tls: Option<Arc<rustls::ClientConfig>>,
     /// Topology-aware mode: the links, and one relay inbox per switch.
     pub topology: Option<topology::Topology>,
+    /// Multi-hop flow-setup accounting (--paths).
+    pub paths: Option<paths::Paths>,
     pub relays: Vec<tokio::sync::mpsc::UnboundedSender<topology::Relay>>,
 }
 

@@ -54,7 +54,11 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         (true, Some(ca)) => Some(crate::tls::client_config(ca, cfg.tls_cert.as_deref(), cfg.tls_key.as_deref())?),
         _ => None,
     };
-    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, relays });
+    let paths = match (&topology, cfg.paths) {
+        (Some(t), true) => Some(crate::paths::Paths::new(t, cfg.macs)?),
+        _ => None,
+    };
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, paths, relays });
     let cfg = &shared.cfg;
     let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
     let mut tasks = Vec::with_capacity(n);
@@ -175,6 +179,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "openflow_version": if cfg.version == openflow::OFP10 { "1.0" } else { "1.3" },
         "mode": if cfg.throughput { "throughput" } else { "latency" },
         "transport": if cfg.tls { "tls" } else { "tcp" },
+        "paths": shared.paths.as_ref().map(|p| p.summary()),
         "topology_links": shared.topology.as_ref().map(|t| t.neighbours.iter().map(|m| m.len()).sum::<usize>() / 2),
         "switches": n, "switches_connected": ready, "connect_s": connect_s,
         "macs_per_switch": cfg.macs, "window": cfg.effective_window(), "buffered": !cfg.no_buffer,
