@@ -12,6 +12,8 @@
 #                   handshake with cbench times out at 16 switches)
 #   OFLOAD_THREADS="1 2"   generator worker-thread counts to run
 #   MODES="throughput latency"
+#   REPS=2          repetitions; the tools alternate within each repetition so
+#                   that drifting background load affects them alike
 # Writes benchmarks/ofload/results/ofload-<time>.csv and .md (and the raw outputs).
 set -euo pipefail
 
@@ -22,7 +24,7 @@ OFLOAD="$BIN/sdnbench-ofload"
 RESPONDER="$BIN/ofload-responder"
 LOOPS="${LOOPS:-6}" MS="${MS:-1000}" WARMUP="${WARMUP:-1}" MACS="${MACS:-1000}"
 SW_RESPONDER="${SWITCHES_RESPONDER:-16}" SW_TESTCTL="${SWITCHES_TESTCONTROLLER:-8}"
-THREADS="${OFLOAD_THREADS:-1 2}" MODES="${MODES:-throughput latency}"
+THREADS="${OFLOAD_THREADS:-1 2}" MODES="${MODES:-throughput latency}" REPS="${REPS:-2}"
 
 for b in "$OFLOAD" "$RESPONDER"; do
   [[ -x "$b" ]] || { echo "missing $b: cargo build --release -p sdnbench-ofload -p ofload-responder" >&2; exit 2; }
@@ -39,7 +41,7 @@ OUT="$HERE/results"
 RAW="$OUT/raw-$STAMP"
 mkdir -p "$RAW"
 CSV="$OUT/ofload-$STAMP.csv"
-echo "controller,mode,tool,openflow,switches,macs,loops,warmup,ms_per_loop,threads,mean_rps,sd_rps,min_rps,max_rps,latency_p50_us,latency_p99_us,generator_cores,valid,unmatched,raw" > "$CSV"
+echo "rep,controller,mode,tool,openflow,switches,macs,loops,warmup,ms_per_loop,threads,mean_rps,sd_rps,min_rps,max_rps,latency_p50_us,latency_p99_us,generator_cores,cpu_ns_per_response,valid,unmatched,raw" > "$CSV"
 
 CTL_PID=""
 stop_controller() {
@@ -71,45 +73,60 @@ start_controller() {
 
 row() { echo "$*" >> "$CSV"; }
 
-run_cbench() {  # controller mode switches
-  local ctl="$1" mode="$2" sw="$3" port raw flag=""
+run_cbench() {  # rep controller mode switches
+  local rep="$1" ctl="$2" mode="$3" sw="$4" port raw flag="" try
   [[ "$mode" == throughput ]] && flag="-t"
-  port="$(free_port)"; start_controller "$ctl" "$port"
-  raw="$RAW/cbench-$ctl-$mode.txt"
-  timeout $(( LOOPS * MS / 1000 + 60 )) "$CBENCH" -c 127.0.0.1 -p "$port" -s "$sw" -M "$MACS" -l "$LOOPS" -m "$MS" -w "$WARMUP" $flag >"$raw" 2>&1 || true
-  stop_controller
-  python3 - "$raw" "$ctl" "$mode" "$sw" >> "$CSV" <<PY
+  raw="$RAW/cbench-$ctl-$mode-rep$rep.txt"
+  # cbench now and then hangs in its handshake; one retry, then "no result".
+  for try in 1 2; do
+    port="$(free_port)"; start_controller "$ctl" "$port"
+    # cbench reports no CPU use; /usr/bin/time measures it over the whole run.
+    /usr/bin/time -f "%U %S %e" -o "$raw.time" timeout $(( LOOPS * MS / 1000 + 20 )) "$CBENCH" -c 127.0.0.1 -p "$port" -s "$sw" -M "$MACS" -l "$LOOPS" -m "$MS" -w "$WARMUP" $flag >"$raw" 2>&1 || true
+    stop_controller
+    grep -q "^RESULT" "$raw" && break
+    echo "cbench gave no result ($ctl, $mode), try $try" >&2
+  done
+  python3 - "$raw" "$ctl" "$mode" "$sw" "$rep" >> "$CSV" <<PY
 import re, sys
-raw, ctl, mode, sw = sys.argv[1:]
+raw, ctl, mode, sw, rep = sys.argv[1:]
 m = re.search(r"min/max/avg/stdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+)", open(raw, errors="replace").read())
 mn, mx, avg, sd = m.groups() if m else ("", "", "", "")
-print(f"{ctl},{mode},cbench,1.0,{sw},$MACS,$LOOPS,$WARMUP,$MS,1,{avg},{sd},{mn},{mx},,,,{'yes' if m else 'no result'},,{raw}")
+cores = ns = ""
+try:
+    u, s_, wall = (float(x) for x in open(raw + ".time").read().split()[-3:])
+    cores = f"{(u + s_) / wall:.2f}"
+    ns = f"{(u + s_) / wall * 1e9 / float(avg):.0f}" if avg and float(avg) > 0 else ""
+except (OSError, ValueError):
+    pass
+print(f"{rep},{ctl},{mode},cbench,1.0,{sw},$MACS,$LOOPS,$WARMUP,$MS,1,{avg},{sd},{mn},{mx},,,{cores},{ns},{'yes' if m else 'no result'},,{raw}")
 PY
 }
 
-run_ofload() {  # controller mode switches version threads
-  local ctl="$1" mode="$2" sw="$3" ver="$4" thr="$5" port raw flag=""
+run_ofload() {  # rep controller mode switches version threads
+  local rep="$1" ctl="$2" mode="$3" sw="$4" ver="$5" thr="$6" port raw flag=""
   [[ "$mode" == throughput ]] && flag="-t"
   port="$(free_port)"; start_controller "$ctl" "$port"
-  raw="$RAW/ofload-$ctl-$mode-of$ver-T$thr.jsonl"
+  raw="$RAW/ofload-$ctl-$mode-of$ver-T$thr-rep$rep.jsonl"
   "$OFLOAD" -c 127.0.0.1 -p "$port" -V "$ver" -s "$sw" -M "$MACS" -l "$LOOPS" -m "$MS" -w "$WARMUP" -T "$thr" $flag >"$raw" 2>"$raw.err" || true
   stop_controller
-  python3 - "$raw" "$ctl" "$mode" "$sw" "$ver" "$thr" >> "$CSV" <<'PY'
+  python3 - "$raw" "$ctl" "$mode" "$sw" "$ver" "$thr" "$rep" >> "$CSV" <<'PY'
 import json, sys
-raw, ctl, mode, sw, ver, thr = sys.argv[1:]
+raw, ctl, mode, sw, ver, thr, rep = sys.argv[1:]
 s = None
 for line in open(raw):
     rec = json.loads(line)
     if rec["type"] == "summary":
         s = rec["data"]
 if s is None:
-    print(f"{ctl},{mode},sdnbench-ofload,{ver},{sw},,,,,{thr},,,,,,,,error,,{raw}")
+    print(f"{rep},{ctl},{mode},sdnbench-ofload,{ver},{sw},,,,,{thr},,,,,,,,,error,,{raw}")
     sys.exit()
 r, lat = s["responses_per_s"], s["latency_us"] or {}
 f = lambda v: "" if v is None else f"{v:.1f}"
-print(",".join([ctl, mode, "sdnbench-ofload", ver, sw, str(s["macs_per_switch"]), str(s["loops"]), str(s["warmup_loops"]),
+print(",".join([rep, ctl, mode, "sdnbench-ofload", ver, sw, str(s["macs_per_switch"]), str(s["loops"]), str(s["warmup_loops"]),
                 str(s["ms_per_loop"]), thr, f(r["mean"]), f(r["sd"]), f(r["min"]), f(r["max"]), f(lat.get("p50")), f(lat.get("p99")),
-                f"{s['generator_cpu']['cores_used']:.2f}", "yes" if s["valid"] else "no: " + "; ".join(s["invalid_reasons"]).replace(",", ";"),
+                f"{s['generator_cpu']['cores_used']:.2f}",
+                f"{s['generator_cpu']['cores_used'] * 1e9 / r['mean']:.0f}" if r["mean"] else "",
+                "yes" if s["valid"] else "no: " + "; ".join(s["invalid_reasons"]).replace(",", ";"),
                 str(s["totals"]["unmatched"]), raw]))
 PY
 }
@@ -121,11 +138,13 @@ for ctl in responder ovs-testcontroller; do
     echo "ovs-testcontroller missing (apt-get install openvswitch-testcontroller): skipped"; continue
   fi
   for mode in $MODES; do
-    echo "== $ctl, $mode, $sw switches"
-    [[ -n "$CBENCH" ]] && run_cbench "$ctl" "$mode" "$sw"
-    for thr in $THREADS; do
-      run_ofload "$ctl" "$mode" "$sw" 1.0 "$thr"
-      run_ofload "$ctl" "$mode" "$sw" 1.3 "$thr"
+    for rep in $(seq "$REPS"); do
+      echo "== $ctl, $mode, $sw switches, repetition $rep"
+      if [[ -n "$CBENCH" ]]; then run_cbench "$rep" "$ctl" "$mode" "$sw"; fi
+      for thr in $THREADS; do
+        run_ofload "$rep" "$ctl" "$mode" "$sw" 1.0 "$thr"
+        run_ofload "$rep" "$ctl" "$mode" "$sw" 1.3 "$thr"
+      done
     done
   done
 done

@@ -1,30 +1,51 @@
 #!/usr/bin/env python3
-"""Turn the benchmark CSV into a Markdown table with ofload/cbench ratios."""
+"""Turn the benchmark CSV (one row per run) into a Markdown table with ofload/cbench ratios."""
 
 import csv
+import statistics
 import sys
+
+KEY = ("controller", "mode", "tool", "openflow", "switches", "threads")
+
+
+def num(rows: list[dict], col: str) -> list[float]:
+    """The column's numeric values across rows (blanks skipped)."""
+    return [float(r[col]) for r in rows if r.get(col)]
+
+
+def fmt(xs: list[float], digits: int = 0) -> str:
+    """Mean of xs, or a dash."""
+    return f"{statistics.fmean(xs):,.{digits}f}" if xs else "–"
 
 
 def main() -> None:
     """Print the Markdown summary of one benchmark CSV."""
     path, note = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
-    rows = list(csv.DictReader(open(path)))
+    groups: dict[tuple, list[dict]] = {}
+    for r in csv.DictReader(open(path)):
+        groups.setdefault(tuple(r[k] for k in KEY), []).append(r)
+    means = {k: num(rows, "mean_rps") for k, rows in groups.items()}
     out = ["# sdnbench-ofload vs cbench", "", f"Source: `{path}`. {note}", "",
-           "| controller | mode | tool | OpenFlow | switches | threads | responses/s mean | sd | p50 µs | p99 µs | gen. cores | valid | vs cbench |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    base = {(r["controller"], r["mode"]): r for r in rows if r["tool"] == "cbench" and r["mean_rps"]}
-    for r in rows:
-        ratio = ""
-        b = base.get((r["controller"], r["mode"]))
-        if b and r["tool"] != "cbench" and r["mean_rps"] and float(b["mean_rps"]) > 0:
-            ratio = f"{float(r['mean_rps']) / float(b['mean_rps']):.2f}×"
-        mean = f"{float(r['mean_rps']):,.0f}" if r["mean_rps"] else "–"
-        sd = f"{float(r['sd_rps']):,.0f}" if r["sd_rps"] else "–"
-        out.append(f"| {r['controller']} | {r['mode']} | {r['tool']} | {r['openflow']} | {r['switches']} | {r['threads']} | "
-                   f"{mean} | {sd} | {r['latency_p50_us'] or '–'} | {r['latency_p99_us'] or '–'} | {r['generator_cores'] or '–'} | "
-                   f"{r['valid']} | {ratio} |")
+           "responses/s: mean over repetitions of each run's mean over its measured loops; "
+           "sd: across repetitions (within the run when there is one).", "",
+           "| controller | mode | tool | OpenFlow | switches | threads | runs | responses/s | sd | p50 µs | p99 µs | gen. cores | gen. CPU ns/response | all valid | vs cbench |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key, rows in groups.items():
+        ctl, mode, tool, ver, sw, thr = key
+        m = means[key]
+        sd = statistics.stdev(m) if len(m) > 1 else (num(rows, "sd_rps") or [None])[0]
+        base = next((means[k] for k in groups if k[:3] == (ctl, mode, "cbench")), [])
+        ratio = f"{statistics.fmean(m) / statistics.fmean(base):.2f}×" if tool != "cbench" and m and base else ""
+        valid = "yes" if all(r["valid"] == "yes" for r in rows) else "no"
+        out.append(f"| {ctl} | {mode} | {tool} | {ver} | {sw} | {thr} | {len(m)}/{len(rows)} | {fmt(m)} | "
+                   f"{'–' if sd is None else f'{sd:,.0f}'} | {fmt(num(rows, 'latency_p50_us'), 1)} | "
+                   f"{fmt(num(rows, 'latency_p99_us'), 1)} | {fmt(num(rows, 'generator_cores'), 2)} | "
+                   f"{fmt(num(rows, 'cpu_ns_per_response'))} | {valid} | {ratio} |")
     out += ["", "cbench counts FLOW_MOD/PACKET_OUT messages; sdnbench-ofload's responses/s counts the same messages "
-            "(and matches each to its PACKET_IN; unmatched answers are in the CSV)."]
+            "(and matches each to its PACKET_IN; unmatched answers are in the CSV). "
+            "gen. CPU ns/response = generator CPU time per answer: cbench's over its whole run (/usr/bin/time), "
+            "sdnbench-ofload's over the measured loops (getrusage); it compares the tools' efficiency when the "
+            "machine's cores are shared with the controller and other load. runs = runs with a result / runs."]
     print("\n".join(out))
 
 

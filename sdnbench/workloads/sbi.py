@@ -37,6 +37,9 @@ METRICS: dict[str, tuple[str, str]] = {
     "decode_errors": ("messages", "controller messages that could not be decoded"),
     "switches_connected": ("switches", "switches that completed the handshake"),
     "generator_cores_used": ("cores", "CPU the generator itself used while measuring"),
+    "path_setup_p50_us": ("us", "multi-hop flow setup (PACKET_IN at ingress to FLOW_MOD at egress), median; --paths only"),
+    "path_setup_p99_us": ("us", "multi-hop flow setup, 99th percentile; --paths only"),
+    "paths_completed": ("flows", "FLOW_MODs that reached the egress switch of their path; --paths only"),
     "valid": ("bool", "false when the generator saturated its cores or switches failed to connect"),
 }
 
@@ -58,6 +61,11 @@ class OfloadOptions:
     learn_dst: bool = True
     timeout_ms: int | None = None
     connect_timeout_s: float = 30.0
+    topology_file: str | None = None   # topology-aware mode: JSON from topology_links()
+    paths: bool = False                # with topology_file: multi-hop flow setup to the farthest switch
+    tls_ca: str | None = None          # connect with TLS, trusting this CA (PEM)
+    tls_cert: str | None = None        # client certificate (PEM), with tls_key
+    tls_key: str | None = None
     extra_args: list[str] = field(default_factory=list)
 
 
@@ -95,7 +103,32 @@ def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: Ofload
         argv.append("--no-learn-dst")
     if opts.timeout_ms:
         argv += ["--timeout", f"{opts.timeout_ms}ms"]
+    if opts.topology_file:
+        argv += ["--topology", str(opts.topology_file)]
+        if opts.paths:
+            argv.append("--paths")
+    if opts.tls_ca:
+        argv += ["--tls", "--tls-ca", str(opts.tls_ca)]
+        if opts.tls_cert and opts.tls_key:
+            argv += ["--tls-cert", str(opts.tls_cert), "--tls-key", str(opts.tls_key)]
     return argv + list(opts.extra_args)
+
+
+def topology_links(graph) -> dict:
+    """The --topology file content for a TopologyGraph: switch-switch links, ports numbered from 3 per switch.
+
+    Switch i of the graph (in graph.switches order) is emulated switch i
+    (dpid = --dpid-offset + i); ports 1 and 2 carry the emulated test hosts.
+    """
+    index = {sw.name: i for i, sw in enumerate(graph.switches)}
+    next_port = {name: 3 for name in index}
+    links = []
+    for link in graph.links:
+        if link.a in index and link.b in index:
+            pa, pb = next_port[link.a], next_port[link.b]
+            next_port[link.a], next_port[link.b] = pa + 1, pb + 1
+            links.append([index[link.a], pa, index[link.b], pb])
+    return {"links": links}
 
 
 def parse_output(stdout: str) -> tuple[list[dict], dict | None, list[str]]:
@@ -118,6 +151,9 @@ def metrics_from_summary(s: dict) -> dict[str, float | int | bool | None]:
         "timeouts": totals.get("timeouts"), "decode_errors": (s.get("totals_all_phases") or totals).get("decode_errors"),
         "switches_connected": s.get("switches_connected"),
         "generator_cores_used": (s.get("generator_cpu") or {}).get("cores_used"),
+        "path_setup_p50_us": ((s.get("paths") or {}).get("setup_us") or {}).get("p50"),
+        "path_setup_p99_us": ((s.get("paths") or {}).get("setup_us") or {}).get("p99"),
+        "paths_completed": (s.get("paths") or {}).get("completed"),
         "valid": bool(s.get("valid")),
     }
 
@@ -141,3 +177,37 @@ def run_ofload(host: str, port: int, of_version: str = "1.0", opts: OfloadOption
         why = "; ".join(errors) or proc.stderr.strip()[-300:] or f"exit code {proc.returncode}"
         raise ToolError(f"{TOOL} against {host}:{port} (OpenFlow {of_version}) failed: {why}")
     return SbiResult(metrics_from_summary(summary), summary, intervals, argv, proc.returncode, proc.stdout, proc.stderr)
+
+
+#: Two-sided 95% Student t quantiles by degrees of freedom (1..30); beyond 30, 1.96 is close enough.
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
+    """Mean, sample sd and the 95% confidence half-width (Student t) of repeated measurements."""
+    xs = [float(v) for v in values if v is not None]
+    n = len(xs)
+    if n == 0:
+        return {"n": 0, "mean": None, "sd": None, "ci95": None}
+    mean = sum(xs) / n
+    if n == 1:
+        return {"n": 1, "mean": mean, "sd": None, "ci95": None}
+    sd = (sum((x - mean) ** 2 for x in xs) / (n - 1)) ** 0.5
+    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
+    return {"n": n, "mean": mean, "sd": sd, "ci95": t * sd / n ** 0.5}
+
+
+def aggregate(results: list[SbiResult]) -> dict[str, dict]:
+    """Per metric, mean / sd / 95% CI across repetitions (each repetition is one ofload run)."""
+    numeric = [k for k, (unit, _) in METRICS.items() if unit != "bool"]
+    table = {k: mean_ci95([r.metrics.get(k) for r in results]) for k in numeric}
+    table["valid"] = {"n": len(results), "all": all(r.metrics.get("valid") for r in results)}
+    return table
+
+
+def run_repeated(host: str, port: int, of_version: str, opts: OfloadOptions | None = None,
+                 repetitions: int = 3, cpus: list[int] | None = None) -> tuple[list[SbiResult], dict[str, dict]]:
+    """Run ofload `repetitions` times against one controller; return the runs and their aggregate."""
+    runs = [run_ofload(host, port, of_version, opts, cpus) for _ in range(repetitions)]
+    return runs, aggregate(runs)

@@ -62,3 +62,21 @@ def test_missing_binary_names_the_build_command(monkeypatch):
     monkeypatch.setattr(sbi, "native_tool", lambda name: None)
     with pytest.raises(ToolError, match="cargo build --release -p sdnbench-ofload"):
         sbi.run_ofload("127.0.0.1", 6653)
+
+
+def test_mean_ci95_matches_hand_computation():
+    r = sbi.mean_ci95([10.0, 12.0, 14.0])
+    assert r["n"] == 3 and r["mean"] == 12.0 and r["sd"] == 2.0
+    assert abs(r["ci95"] - 4.303 * 2.0 / 3 ** 0.5) < 1e-9
+    assert sbi.mean_ci95([5.0]) == {"n": 1, "mean": 5.0, "sd": None, "ci95": None}
+    assert sbi.mean_ci95([None])["n"] == 0
+
+
+def test_aggregate_over_repetitions():
+    def result(rate: float, valid: bool) -> sbi.SbiResult:
+        s = dict(SUMMARY, valid=valid, responses_per_s={"n": 3, "mean": rate, "sd": 1.0, "min": rate, "max": rate})
+        return sbi.SbiResult(sbi.metrics_from_summary(s), s, [], [], 0, "", "")
+    agg = sbi.aggregate([result(100.0, True), result(200.0, True), result(300.0, False)])
+    assert agg["responses_per_s_mean"]["mean"] == 200.0 and agg["responses_per_s_mean"]["n"] == 3
+    assert agg["latency_p99_us"]["sd"] == 0.0
+    assert agg["valid"] == {"n": 3, "all": False}

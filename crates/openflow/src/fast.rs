@@ -19,19 +19,32 @@ pub enum ResponseKind {
 pub struct ResponseView<'a> {
     pub kind: ResponseKind,
     pub buffer_id: u32,
-    /// Ethernet source the flow matches on (FLOW_MOD) or of the packet sent (PACKET_OUT).
-    pub eth_src: Option<[u8; 6]>,
+    /// Where the Ethernet source the flow matches on (FLOW_MOD) or of the
+    /// packet sent (PACKET_OUT) sits in the message; read it with `eth_src()`.
+    /// Kept as an offset because most answers are matched by buffer id alone.
+    eth_src_at: Option<usize>,
+    msg: &'a [u8],
     /// The packet a PACKET_OUT carries (empty for FLOW_MOD or buffered output).
     pub packet: &'a [u8],
+    /// A PACKET_OUT's input port and raw action list (0 and empty for FLOW_MOD).
+    pub in_port: u32,
+    pub actions: &'a [u8],
 }
 
 /// Ethertype of LLDP, which controllers send for link discovery, not as an answer.
 pub const ETH_TYPE_LLDP: u16 = 0x88cc;
+/// Broadcast discovery (ONOS, Floodlight) uses this ethertype instead.
+pub const ETH_TYPE_BDDP: u16 = 0x8942;
 
 impl ResponseView<'_> {
-    /// True for a PACKET_OUT carrying LLDP (link discovery, not a response).
+    /// Ethernet source the flow matches on (FLOW_MOD) or of the packet sent (PACKET_OUT).
+    pub fn eth_src(&self) -> Option<[u8; 6]> {
+        self.eth_src_at.map(|at| mac_at(self.msg, at))
+    }
+
+    /// True for a PACKET_OUT carrying LLDP or BDDP (link discovery, not a response).
     pub fn is_lldp(&self) -> bool {
-        ethertype(self.packet) == Some(ETH_TYPE_LLDP)
+        matches!(ethertype(self.packet), Some(ETH_TYPE_LLDP) | Some(ETH_TYPE_BDDP))
     }
 }
 
@@ -62,8 +75,8 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
         msg_type::FLOW_MOD if h.version == OFP10 => {
             // header 8, match 40 (wildcards @8, dl_src @14), cookie 8, command @56, buffer_id @64
             need(72, "flow_mod")?;
-            let eth_src = (be32(8) & OFPFW10_DL_SRC == 0).then(|| mac_at(m, 14));
-            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src, packet: &[] }))
+            let eth_src_at = (be32(8) & OFPFW10_DL_SRC == 0).then_some(14);
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
         }
         msg_type::FLOW_MOD => {
             // header 8, cookie+mask 16, table @24, command @25, buffer_id @32, match @48
@@ -73,21 +86,23 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
                 return Err(DecodeError::Malformed { what: "flow_mod match", detail: format!("length {len} below 4") });
             }
             need(48 + len, "flow_mod match")?;
-            let eth_src = oxm_get(&m[52..48 + len], OXM_ETH_SRC).and_then(|v| v.try_into().ok());
-            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src, packet: &[] }))
+            let fields = &m[52..48 + len];
+            let eth_src_at = oxm_get(fields, OXM_ETH_SRC).filter(|v| v.len() == 6).map(|v| v.as_ptr() as usize - m.as_ptr() as usize);
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
         }
         msg_type::PACKET_OUT => {
-            let (fixed, actions_len) = if h.version == OFP10 {
+            let (fixed, actions_len, in_port) = if h.version == OFP10 {
                 need(16, "packet_out")?;
-                (16, be16(14) as usize)
+                (16, be16(14) as usize, be16(12) as u32)
             } else {
                 need(24, "packet_out")?;
-                (24, be16(16) as usize)
+                (24, be16(16) as usize, be32(12))
             };
             need(fixed + actions_len, "packet_out actions")?;
             let packet = &m[fixed + actions_len..];
-            let eth_src = (packet.len() >= 12).then(|| mac_at(packet, 6));
-            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src, packet }))
+            let actions = &m[fixed..fixed + actions_len];
+            let eth_src_at = (packet.len() >= 12).then_some(fixed + actions_len + 6);
+            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src_at, msg: m, packet, in_port, actions }))
         }
         _ => Ok(None),
     }
@@ -135,3 +150,33 @@ pub fn packet_in_view(msg: &[u8]) -> Result<Option<PacketInView<'_>>, DecodeErro
     };
     Ok(Some(PacketInView { buffer_id, in_port, data: r.rest() }))
 }
+
+/// Ports named by the OUTPUT actions of an action list (1.0: 8-byte action
+/// with a 16-bit port; 1.3: 16-byte action with a 32-bit port). Reserved
+/// 1.0 ports are widened to their 1.3 numbers (FLOOD 0xfffffffb, ALL
+/// 0xfffffffc, ...), so callers compare against one set of constants.
+/// Malformed action lists end the walk.
+pub fn output_ports(version: u8, mut actions: &[u8]) -> Vec<u32> {
+    let mut ports = Vec::new();
+    while actions.len() >= 8 {
+        let t = u16::from_be_bytes([actions[0], actions[1]]);
+        let len = u16::from_be_bytes([actions[2], actions[3]]) as usize;
+        if len < 8 || len > actions.len() {
+            break;
+        }
+        if t == 0 {
+            if version == OFP10 {
+                let p = u16::from_be_bytes([actions[4], actions[5]]) as u32;
+                ports.push(if p >= 0xff00 { p | 0xffff_0000 } else { p });
+            } else if len >= 8 {
+                ports.push(u32::from_be_bytes([actions[4], actions[5], actions[6], actions[7]]));
+            }
+        }
+        actions = &actions[len..];
+    }
+    ports
+}
+
+/// Reserved port numbers (1.3 numbering) that mean "every port".
+pub const PORT_FLOOD: u32 = 0xffff_fffb;
+pub const PORT_ALL: u32 = 0xffff_fffc;

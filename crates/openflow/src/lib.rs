@@ -10,12 +10,14 @@
 mod error;
 pub mod fast;
 mod message;
+pub mod port;
 pub mod types;
 pub mod wire;
 
 pub use error::DecodeError;
 pub use message::{Body, Message, Multipart};
-pub use types::{FeaturesReply, FlowMod, Match10, Oxm, PacketIn, PacketOut, Port, PortStatus, SwitchConfig};
+pub use port::{FeaturesReply, Port, PortStatus, SwitchConfig};
+pub use types::{FlowMod, Match10, Oxm, PacketIn, PacketOut};
 
 /// OpenFlow 1.0 wire version.
 pub const OFP10: u8 = 0x01;

@@ -1,7 +1,8 @@
 //! Whole messages: header plus body, decoded and encoded for 1.0 or 1.3.
 
 use crate::msg_type as t;
-use crate::types::{FeaturesReply, FlowMod, PacketIn, PacketOut, PortStatus, SwitchConfig};
+use crate::port::{FeaturesReply, PortStatus, SwitchConfig};
+use crate::types::{FlowMod, PacketIn, PacketOut};
 use crate::wire::{Put, Reader};
 use crate::{DecodeError, Header, OFP10, OFP13};
 

@@ -80,7 +80,7 @@ fn recorded_responses_are_read_in_place() {
                 Body::FlowMod(f) => {
                     let v = view.unwrap();
                     assert_eq!(v.kind, ResponseKind::FlowMod { command: f.command });
-                    assert_eq!((v.buffer_id, v.eth_src), (f.buffer_id, f.eth_src()), "{name} v{version}");
+                    assert_eq!((v.buffer_id, v.eth_src()), (f.buffer_id, f.eth_src()), "{name} v{version}");
                 }
                 Body::PacketOut(p) => {
                     let v = view.unwrap();

@@ -75,3 +75,13 @@ proptest! {
         prop_assert_eq!(Message::decode(&m.encode()).unwrap(), m);
     }
 }
+
+#[test]
+fn output_ports_of_both_versions() {
+    use openflow::fast::{output_ports, PORT_FLOOD};
+    let a10 = [0, 0, 0, 8, 0, 3, 0xff, 0xff, 0, 0, 0, 8, 0xff, 0xfb, 0, 0];
+    assert_eq!(output_ports(OFP10, &a10), vec![3, PORT_FLOOD]);
+    let a13 = [0, 0, 0, 16, 0, 0, 0, 7, 0xff, 0xe5, 0, 0, 0, 0, 0, 0];
+    assert_eq!(output_ports(OFP13, &a13), vec![7]);
+    assert!(output_ports(OFP13, &[0, 0, 0, 99, 0, 0, 0, 7]).is_empty(), "length beyond the list");
+}

@@ -76,6 +76,28 @@ pub struct Config {
     /// Worker threads of the generator (0 = one per available CPU).
     #[arg(short = 'T', long, default_value_t = 0)]
     pub threads: usize,
+    /// Topology-aware mode: JSON file {"links": [[switch, port, switch, port], ...]}
+    /// (0-based switch indexes, ports >= 3). LLDP/BDDP PACKET_OUTs sent out of a
+    /// linked port arrive as PACKET_INs on the neighbour, so controllers discover the links.
+    #[arg(long)]
+    pub topology: Option<std::path::PathBuf>,
+    /// With --topology: address each switch's test traffic to the host behind
+    /// the farthest switch, and measure multi-hop flow setup (PACKET_IN at the
+    /// ingress to FLOW_MOD at the egress switch) for topology-aware controllers.
+    #[arg(long, requires = "topology")]
+    pub paths: bool,
+    /// Connect with TLS (controllers listening with OVS `pssl:` and the like).
+    #[arg(long, requires = "tls_ca")]
+    pub tls: bool,
+    /// PEM file of the CA that signed the controller's certificate.
+    #[arg(long)]
+    pub tls_ca: Option<std::path::PathBuf>,
+    /// PEM certificate the switches present (OVS controllers require one).
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
     /// Exit 1 when the mean response rate (responses/s) is below this.
     #[arg(long)]
     pub min_rate: Option<f64>,

@@ -6,9 +6,9 @@
 use crate::packet::{self, Template};
 use crate::proto::SwitchState;
 use crate::stats::Snapshot;
+use crate::topology::Relay;
 use crate::tracker::{Outcome, Tracker};
 use crate::Shared;
-use hdrhistogram::Histogram;
 use openflow::fast::{response_view, ResponseKind};
 use openflow::{frame_len, msg_type, Message, NO_BUFFER};
 use std::io::ErrorKind;
@@ -16,6 +16,41 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
+
+/// Reads once; when the read did not fill the buffer the socket is drained,
+/// so readiness is cleared right away. Without this every wake-up costs a
+/// second read that only returns EAGAIN — at one response per wake-up
+/// (latency mode) that is a third of the generator's system calls. The
+/// clear happens inside `try_io`, whose readiness snapshot is taken before
+/// the read, so data arriving after the read still wakes us.
+fn read_draining(stream: &TcpStream, buf: &mut [u8]) -> std::io::Result<usize> {
+    let space = buf.len();
+    let mut got = None;
+    let r = stream.try_io(tokio::io::Interest::READABLE, || {
+        let n = stream.try_read(buf)?;
+        got = Some(n);
+        if n > 0 && n < space {
+            Err(ErrorKind::WouldBlock.into())
+        } else {
+            Ok(n)
+        }
+    });
+    match (r, got) {
+        (_, Some(n)) => Ok(n),
+        (r, None) => r,
+    }
+}
+
+/// Where a switch receives its neighbours' discovery frames.
+pub type Inbox = tokio::sync::mpsc::UnboundedReceiver<Relay>;
+
+/// The next relayed frame; never resolves without a topology.
+async fn next_relay(inbox: &mut Option<Inbox>) -> Option<Relay> {
+    match inbox {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
 
 /// Run phases, broadcast to every switch.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Debug)]
@@ -28,7 +63,6 @@ pub enum Phase {
 
 /// What a switch hands back when it ends.
 pub struct SwitchEnd {
-    pub latency: Histogram<u64>,
     pub error: Option<String>,
     pub controller_errors: u64,
     /// The first message from the controller that could not be decoded, explained.
@@ -37,7 +71,12 @@ pub struct SwitchEnd {
 
 /// Stop generating once this much is queued unsent: the socket is full.
 const OUT_HIGH_WATER: usize = 128 * 1024;
-const READ_CHUNK: usize = 256 * 1024;
+
+/// Read buffer per switch: large for a few fast switches, small for
+/// thousands (16 MB in all), so 5,000 switches do not need gigabytes.
+fn read_chunk(switches: usize) -> usize {
+    (16 << 20) / switches.max(1)
+}
 
 struct Switch {
     idx: u32,
@@ -49,45 +88,55 @@ struct Switch {
     macs: u32,
     next_host: u32,
     seq: u32,
-    negotiated: bool,
     learn: bool,
     learned: bool,
     out: Vec<u8>,
     local: Snapshot,
     first_decode_error: Option<String>,
-    hist: Histogram<u64>,
+    /// Latency samples (ns) not yet added to the thread's histogram.
+    samples: Vec<u64>,
+    /// Path setup samples (ns) not yet added to the shared histogram.
+    path_samples: Vec<u64>,
+    /// The TLS session, when the controller is reached over TLS.
+    tls: Option<Box<rustls::ClientConnection>>,
 }
 
-pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>) -> SwitchEnd {
+pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>, inbox: Option<Inbox>) -> SwitchEnd {
     let cfg = &shared.cfg;
+    let ports = cfg.ports.max(shared.topology.as_ref().map_or(0, |t| t.max_port()));
     let mut s = Switch {
         idx,
-        sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, cfg.ports),
-        template: Template::new(cfg.version, idx, !cfg.no_buffer),
+        sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, ports),
+        template: Template::new(cfg.version, idx, packet::dst_mac(shared.paths.as_ref().map_or(idx, |p| p.partner[idx as usize])), !cfg.no_buffer),
         tracker: Tracker::new(cfg.effective_window()),
         window: cfg.effective_window(),
         refill: (cfg.effective_window() / 8).max(1),
         macs: cfg.macs,
         next_host: 0,
         seq: 0,
-        negotiated: false,
         learn: !cfg.no_learn_dst,
         learned: false,
-        out: Vec::with_capacity(OUT_HIGH_WATER * 2),
+        out: Vec::new(),
         local: Snapshot::default(),
         first_decode_error: None,
-        hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
+        samples: Vec::new(),
+        path_samples: Vec::new(),
+        tls: None,
     };
-    let error = s.serve(&shared, &mut phase_rx).await.err();
+    let error = s.serve(&shared, &mut phase_rx, inbox).await.err();
     if error.is_some() && !s.sw.features_sent {
         shared.failed.fetch_add(1, Relaxed);
     }
     shared.counters.add(&s.local);
-    SwitchEnd { latency: s.hist, error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
+    shared.latencies.record(&mut s.samples);
+    if let Some(p) = &shared.paths {
+        p.latencies.record(&mut s.path_samples);
+    }
+    SwitchEnd { error, controller_errors: s.sw.controller_errors, first_decode_error: s.first_decode_error }
 }
 
 impl Switch {
-    async fn serve(&mut self, shared: &Shared, phase_rx: &mut tokio::sync::watch::Receiver<Phase>) -> Result<(), String> {
+    async fn serve(&mut self, shared: &Shared, phase_rx: &mut tokio::sync::watch::Receiver<Phase>, mut inbox: Option<Inbox>) -> Result<(), String> {
         let cfg = &shared.cfg;
         let addr = format!("{}:{}", cfg.controller, cfg.port);
         let stream = tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&addr))
@@ -95,8 +144,13 @@ impl Switch {
             .map_err(|_| format!("switch {}: connect to {addr} timed out", self.idx))?
             .map_err(|e| format!("switch {}: connect to {addr}: {e}", self.idx))?;
         stream.set_nodelay(true).ok();
+        if let Some(c) = &shared.tls {
+            let mut t = crate::tls::connect(c, &cfg.controller).map_err(|e| format!("switch {}: {e}", self.idx))?;
+            t.set_buffer_limit(None); // bounded by the window, not by rustls
+            self.tls = Some(Box::new(t));
+        }
         Message::hello(cfg.version, &[cfg.version]).encode_into(&mut self.out);
-        let mut inbuf = vec![0u8; READ_CHUNK];
+        let mut inbuf = vec![0u8; read_chunk(cfg.switches).clamp(16 << 10, 256 << 10)];
         let mut have = 0usize;
         let mut written = 0usize;
         let tick_every = (cfg.timeout / 4).clamp(Duration::from_millis(50), Duration::from_millis(500));
@@ -108,12 +162,16 @@ impl Switch {
                 self.send_learn();
             }
             if phase == Phase::Run && self.sw.features_sent {
-                self.generate();
+                self.generate(shared);
             }
             tokio::select! {
                 r = stream.readable() => {
                     r.map_err(|e| format!("switch {}: {e}", self.idx))?;
-                    match stream.try_read(&mut inbuf[have..]) {
+                    let got = match &mut self.tls {
+                        Some(t) => crate::tls::read(t, &stream, &mut inbuf[have..]),
+                        None => read_draining(&stream, &mut inbuf[have..]),
+                    };
+                    match got {
                         Ok(0) => return Err(format!("switch {}: controller closed the connection", self.idx)),
                         Ok(n) => {
                             have += n;
@@ -126,9 +184,9 @@ impl Switch {
                             // Answer in the same wake-up: replies and new requests
                             // leave in one write instead of one per select round.
                             if phase == Phase::Run && self.sw.features_sent {
-                                self.generate();
+                                self.generate(shared);
                             }
-                            if written < self.out.len() {
+                            if self.pending_write(written) {
                                 written = self.flush(&stream, written)?;
                             }
                         }
@@ -136,7 +194,7 @@ impl Switch {
                         Err(e) => return Err(format!("switch {}: read: {e}", self.idx)),
                     }
                 }
-                r = stream.writable(), if written < self.out.len() => {
+                r = stream.writable(), if self.pending_write(written) => {
                     r.map_err(|e| format!("switch {}: {e}", self.idx))?;
                     written = self.flush(&stream, written)?;
                 }
@@ -146,6 +204,14 @@ impl Switch {
                         return Ok(());
                     }
                 }
+                Some(relay) = next_relay(&mut inbox) => {
+                    // A neighbour's discovery frame arrives on our linked port
+                    // (dropped until our own handshake is done, as on a real link).
+                    if self.sw.features_sent {
+                        packet::packet_in(self.sw.version, relay.port, NO_BUFFER, relay.frame).encode_into(&mut self.out);
+                        self.local.relayed += 1;
+                    }
+                }
                 _ = tick.tick() => {
                     let n = self.tracker.expire(crate::now_ns(), timeout_ns);
                     if phase == Phase::Run {
@@ -153,6 +219,7 @@ impl Switch {
                     }
                     shared.counters.add(&self.local);
                     self.local = Snapshot::default();
+                    shared.latencies.record(&mut self.samples);
                 }
             }
             if !self.local.is_zero() {
@@ -162,8 +229,19 @@ impl Switch {
         }
     }
 
+    /// Bytes wait to be written: ours, or TLS records rustls still holds.
+    fn pending_write(&self, written: usize) -> bool {
+        written < self.out.len() || self.tls.as_ref().is_some_and(|t| t.wants_write())
+    }
+
     /// Writes what the socket takes; returns the new count of bytes written.
     fn flush(&mut self, stream: &TcpStream, mut written: usize) -> Result<usize, String> {
+        if let Some(t) = &mut self.tls {
+            // rustls takes all plaintext and queues the records the socket refuses.
+            crate::tls::write(t, stream, &self.out[written..]).map_err(|e| format!("switch {}: write: {e}", self.idx))?;
+            self.out.clear();
+            return Ok(0);
+        }
         match stream.try_write(&self.out[written..]) {
             Ok(n) => {
                 written += n;
@@ -183,7 +261,7 @@ impl Switch {
 
     /// Tops the window up with new PACKET_INs, each from the next host. Only
     /// refills once an eighth of the window is free, so writes stay large.
-    fn generate(&mut self) {
+    fn generate(&mut self, shared: &Shared) {
         if self.window - self.tracker.outstanding() < self.refill {
             return;
         }
@@ -193,6 +271,9 @@ impl Switch {
             self.next_host = if host + 1 >= self.macs { 0 } else { host + 1 };
             self.template.push(&mut self.out, self.idx, self.seq, host);
             self.tracker.sent(self.seq, host, now);
+            if let Some(p) = &shared.paths {
+                p.sent(self.idx, host, now);
+            }
             self.seq = packet::next_seq(self.seq);
             self.local.sent += 1;
         }
@@ -220,7 +301,7 @@ impl Switch {
             at += len;
             if msg[1] == msg_type::FLOW_MOD || msg[1] == msg_type::PACKET_OUT {
                 match response_view(msg) {
-                    Ok(Some(v)) => self.on_response(v, now, phase, measuring),
+                    Ok(Some(v)) => self.on_response(v, now, phase, measuring, shared),
                     Ok(None) => {}
                     Err(e) => {
                         self.decode_failure(e);
@@ -252,9 +333,14 @@ impl Switch {
         text
     }
 
-    fn on_response(&mut self, v: openflow::fast::ResponseView, now: u64, phase: Phase, measuring: bool) {
+    fn on_response(&mut self, v: openflow::fast::ResponseView, now: u64, phase: Phase, measuring: bool, shared: &Shared) {
         if v.is_lldp() {
             self.local.lldp += 1;
+            if let Some(t) = &shared.topology {
+                for (peer, port) in t.destinations(self.idx, self.sw.version, v.in_port, v.actions) {
+                    let _ = shared.relays[peer as usize].send(Relay { port, frame: v.packet.to_vec() });
+                }
+            }
             return;
         }
         if let ResponseKind::FlowMod { command } = v.kind {
@@ -265,11 +351,20 @@ impl Switch {
         if phase != Phase::Run {
             return;
         }
+        if let (Some(p), ResponseKind::FlowMod { .. }) = (&shared.paths, v.kind) {
+            // A flow for another switch's host: a hop of that host's path.
+            if let Some((src, host)) = v.eth_src().and_then(|m| packet::owner_of(&m)).filter(|(s, _)| *s != self.idx) {
+                if measuring {
+                    p.flow_mod(self.idx, src, host, now, &mut self.path_samples);
+                }
+                return;
+            }
+        }
         let outcome = if v.buffer_id != NO_BUFFER && v.buffer_id <= 0x7fff_ffff {
             self.tracker.answer_seq(v.buffer_id, now)
         } else if let Some(seq) = packet::seq_of(self.idx, v.packet) {
             self.tracker.answer_seq(seq, now)
-        } else if let Some(host) = v.eth_src.and_then(|m| packet::host_of(self.idx, &m)) {
+        } else if let Some(host) = v.eth_src().and_then(|m| packet::host_of(self.idx, &m)) {
             if host == 0xff_ffff {
                 return; // answer to the learning packet
             }
@@ -282,7 +377,10 @@ impl Switch {
             Outcome::Matched { latency_ns } => {
                 self.local.matched += 1;
                 if measuring {
-                    let _ = self.hist.record(latency_ns.max(1));
+                    self.samples.push(latency_ns);
+                    if self.samples.len() >= crate::latency::BATCH {
+                        shared.latencies.record(&mut self.samples);
+                    }
                 }
             }
             Outcome::Duplicate => self.local.duplicates += 1,
@@ -303,7 +401,6 @@ impl Switch {
                 err.encode_into(&mut self.out);
                 return Err(format!("switch {}: controller offers OpenFlow versions {theirs:?}, not 0x{ours:02x}", self.idx));
             }
-            self.negotiated = true;
             return Ok(false);
         }
         let was_ready = self.sw.features_sent;

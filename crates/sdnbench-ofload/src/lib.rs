@@ -4,17 +4,21 @@
 
 pub mod config;
 pub mod conn;
+pub mod latency;
 pub mod packet;
+pub mod paths;
 pub mod proto;
 mod run;
 pub mod stats;
+pub mod tls;
+pub mod topology;
 pub mod tracker;
 
 pub use config::Config;
 pub use run::run;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// State every switch task shares with the coordinator.
@@ -27,6 +31,14 @@ pub struct Shared {
     pub failed: AtomicUsize,
     /// True after the warm-up loops: latencies are recorded.
     pub measuring: AtomicBool,
+    pub latencies: latency::Latencies,
+    /// TLS client configuration when --tls is given.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
+    /// Topology-aware mode: the links, and one relay inbox per switch.
+    pub topology: Option<topology::Topology>,
+    /// Multi-hop flow-setup accounting (--paths).
+    pub paths: Option<paths::Paths>,
+    pub relays: Vec<tokio::sync::mpsc::UnboundedSender<topology::Relay>>,
 }
 
 /// Monotonic nanoseconds since the first call (process-wide origin).

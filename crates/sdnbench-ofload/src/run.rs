@@ -5,7 +5,6 @@
 use crate::conn::{run_switch, Phase, SwitchEnd};
 use crate::stats::{describe, host_cpu_jiffies, process_cpu_s, Snapshot};
 use crate::{emit, Config, Shared};
-use hdrhistogram::Histogram;
 use serde_json::json;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -17,6 +16,7 @@ pub fn run(cfg: Config) -> i32 {
         emit("error", json!({"message": e}));
         return 2;
     }
+    raise_fd_limit();
     let threads = if cfg.threads > 0 { cfg.threads } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) };
     let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build() {
         Ok(rt) => rt,
@@ -36,13 +36,35 @@ pub fn run(cfg: Config) -> i32 {
 
 async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     let n = cfg.switches;
-    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into() });
+    let topology = match &cfg.topology {
+        Some(path) => Some(crate::topology::Topology::load(path, n)?),
+        None => None,
+    };
+    let (mut relays, mut inboxes) = (Vec::new(), Vec::new());
+    if topology.is_some() {
+        for _ in 0..n {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            relays.push(tx);
+            inboxes.push(Some(rx));
+        }
+    } else {
+        inboxes.resize_with(n, || None);
+    }
+    let tls = match (&cfg.tls, &cfg.tls_ca) {
+        (true, Some(ca)) => Some(crate::tls::client_config(ca, cfg.tls_cert.as_deref(), cfg.tls_key.as_deref())?),
+        _ => None,
+    };
+    let paths = match (&topology, cfg.paths) {
+        (Some(t), true) => Some(crate::paths::Paths::new(t, cfg.macs)?),
+        _ => None,
+    };
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, paths, relays });
     let cfg = &shared.cfg;
     let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
     let mut tasks = Vec::with_capacity(n);
     let t_connect = Instant::now();
-    for i in 0..n {
-        tasks.push(tokio::spawn(run_switch(i as u32, shared.clone(), phase_rx.clone())));
+    for (i, inbox) in inboxes.into_iter().enumerate() {
+        tasks.push(tokio::spawn(run_switch(i as u32, shared.clone(), phase_rx.clone(), inbox)));
         if i % 64 == 63 {
             // Ramp connections so the controller's accept backlog is not overrun.
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -100,14 +122,12 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     shared.measuring.store(false, Relaxed);
     let _ = phase_tx.send(Phase::Stop);
 
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds");
     let mut errors = Vec::new();
     let mut controller_errors = 0;
     let mut first_decode_error = None;
     for t in tasks {
         if let Ok(Ok(end)) = tokio::time::timeout(Duration::from_secs(5), t).await {
-            let SwitchEnd { latency, error, controller_errors: ce, first_decode_error: fde } = end;
-            let _ = hist.add(&latency);
+            let SwitchEnd { error, controller_errors: ce, first_decode_error: fde } = end;
             first_decode_error = first_decode_error.or(fde);
             controller_errors += ce;
             errors.extend(error);
@@ -129,10 +149,14 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     if ready < n {
         invalid.push(format!("only {ready} of {n} switches completed the handshake"));
     }
+    if !errors.is_empty() && ready == n {
+        invalid.push(format!("{} switches lost their controller connection during the run", errors.len()));
+    }
     if measured.matched == 0 {
         invalid.push("no PACKET_IN was answered during the measured loops".into());
     }
-    let latency = (hist.len() > 0).then(|| {
+    let hist = shared.latencies.merged();
+    let latency = (!hist.is_empty()).then(|| {
         let us = |q: f64| hist.value_at_quantile(q) as f64 / 1e3;
         json!({"count": hist.len(), "mean": hist.mean() / 1e3, "p50": us(0.5), "p90": us(0.9), "p99": us(0.99),
                "p999": us(0.999), "max": hist.max() as f64 / 1e3, "min": hist.min() as f64 / 1e3})
@@ -154,6 +178,9 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "controller": format!("{}:{}", cfg.controller, cfg.port),
         "openflow_version": if cfg.version == openflow::OFP10 { "1.0" } else { "1.3" },
         "mode": if cfg.throughput { "throughput" } else { "latency" },
+        "transport": if cfg.tls { "tls" } else { "tcp" },
+        "paths": shared.paths.as_ref().map(|p| p.summary()),
+        "topology_links": shared.topology.as_ref().map(|t| t.neighbours.iter().map(|m| m.len()).sum::<usize>() / 2),
         "switches": n, "switches_connected": ready, "connect_s": connect_s,
         "macs_per_switch": cfg.macs, "window": cfg.effective_window(), "buffered": !cfg.no_buffer,
         "loops": cfg.loops, "warmup_loops": cfg.warmup, "ms_per_loop": cfg.ms_per_loop,
@@ -168,6 +195,19 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
         "thresholds_met": unmet.is_empty(), "thresholds_unmet": unmet,
     }));
     Ok(if unmet.is_empty() { 0 } else { 1 })
+}
+
+/// Thousands of switches need thousands of sockets: lift the soft limit on
+/// open files to the hard limit (a no-op when it already is).
+fn raise_fd_limit() {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 async fn first_error(tasks: Vec<tokio::task::JoinHandle<SwitchEnd>>) -> Option<String> {

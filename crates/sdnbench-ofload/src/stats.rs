@@ -16,6 +16,7 @@ pub struct Counters {
     pub timeouts: AtomicU64,
     pub decode_errors: AtomicU64,
     pub lldp: AtomicU64,
+    pub relayed: AtomicU64,
 }
 
 /// A plain copy of the counters at one instant.
@@ -30,6 +31,7 @@ pub struct Snapshot {
     pub timeouts: u64,
     pub decode_errors: u64,
     pub lldp: u64,
+    pub relayed: u64,
 }
 
 impl Counters {
@@ -46,18 +48,18 @@ impl Counters {
         Snapshot::from_values(&v)
     }
 
-    fn fields(&self) -> [&AtomicU64; 9] {
-        [&self.sent, &self.responses, &self.matched, &self.duplicates, &self.late, &self.unmatched, &self.timeouts, &self.decode_errors, &self.lldp]
+    fn fields(&self) -> [&AtomicU64; 10] {
+        [&self.sent, &self.responses, &self.matched, &self.duplicates, &self.late, &self.unmatched, &self.timeouts, &self.decode_errors, &self.lldp, &self.relayed]
     }
 }
 
 impl Snapshot {
-    fn values(&self) -> [u64; 9] {
-        [self.sent, self.responses, self.matched, self.duplicates, self.late, self.unmatched, self.timeouts, self.decode_errors, self.lldp]
+    fn values(&self) -> [u64; 10] {
+        [self.sent, self.responses, self.matched, self.duplicates, self.late, self.unmatched, self.timeouts, self.decode_errors, self.lldp, self.relayed]
     }
 
     fn from_values(v: &[u64]) -> Snapshot {
-        Snapshot { sent: v[0], responses: v[1], matched: v[2], duplicates: v[3], late: v[4], unmatched: v[5], timeouts: v[6], decode_errors: v[7], lldp: v[8] }
+        Snapshot { sent: v[0], responses: v[1], matched: v[2], duplicates: v[3], late: v[4], unmatched: v[5], timeouts: v[6], decode_errors: v[7], lldp: v[8], relayed: v[9] }
     }
 
     /// Field-wise `self - earlier`.
@@ -80,7 +82,7 @@ impl Snapshot {
         serde_json::json!({
             "sent": self.sent, "responses": self.responses, "matched": self.matched,
             "duplicates": self.duplicates, "late": self.late, "unmatched": self.unmatched,
-            "timeouts": self.timeouts, "decode_errors": self.decode_errors, "lldp_packet_outs": self.lldp,
+            "timeouts": self.timeouts, "decode_errors": self.decode_errors, "lldp_packet_outs": self.lldp, "lldp_relayed": self.relayed,
         })
     }
 }
