@@ -6,6 +6,7 @@ import json
 import selectors
 import socket
 import struct
+import threading
 
 from .conftest import accept_switches, fake_controller, read_msg, run_ofload, write_links
 

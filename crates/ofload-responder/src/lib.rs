@@ -42,9 +42,7 @@ pub struct Config {
     pub duration_s: u64,
 }
 
-fn emit(kind: &str, data: serde_json::Value) {
-    println!("{}", json!({"type": kind, "schema": 1, "data": data}));
-}
+use sdnbench_jsonl::emit;
 
 /// Runs the responder; returns the exit code.
 pub fn run(cfg: Config) -> i32 {

@@ -47,7 +47,5 @@ pub fn now_ns() -> u64 {
     ORIGIN.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
-/// One JSON Lines record in the sdnbench tool format.
-pub fn emit(kind: &str, data: serde_json::Value) {
-    println!("{}", serde_json::json!({"type": kind, "schema": 1, "data": data}));
-}
+/// One JSON Lines record in sdnbench's envelope (a closed stdout does not abort the run).
+pub use sdnbench_jsonl::emit;
