@@ -72,7 +72,7 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     todo = [t for t in trials if t.key not in done]
     progress = Progress(len(todo)) if progress_out is None else Progress(len(todo), progress_out)
     progress.note(f"{len(trials)} trials, {len(trials) - len(todo)} already stored, "
-                  f"~{estimate_seconds(todo, exp.restart):.0f} s estimated; results in {rundir}")
+                  f"~{estimate_seconds(todo, exp.restart, exp.cooldown_s):.0f} s estimated; results in {rundir}")
     manifest = Manifest(rundir)
     registry.register(rundir)
     old_term = signal.signal(signal.SIGTERM, _raise_interrupted)

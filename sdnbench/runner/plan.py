@@ -20,10 +20,11 @@ from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
 from ..workloads.traffic.base import FlowSpec
 
-# Seconds a group spends starting a controller and a network, and a trial outside
-# its traffic (receiver start, result parsing, storage); refined from stored runs.
-GROUP_SETUP_S = 6.0
-TRIAL_OVERHEAD_S = 2.0
+# Seconds a group spends starting and stopping a controller and a network, and a
+# trial outside its traffic (receiver start, result parsing, storage), as measured
+# on a 2-core machine with the native engine (D-ITG adds about 1 s per trial).
+GROUP_SETUP_S = 4.0
+TRIAL_OVERHEAD_S = 0.5
 ASSUMED_TCP_MBPS = 100.0
 
 
@@ -192,7 +193,8 @@ def expand(exp: Experiment) -> list[Trial]:
     return trials
 
 
-def estimate_seconds(trials: list[Trial], restart: str = "per_group") -> float:
+def estimate_seconds(trials: list[Trial], restart: str = "per_group", cooldown_s: float = 0.0) -> float:
     """Estimated wall time of running the trials."""
     groups = {(t.group, t.repetition if restart == "per_repetition" else 0) for t in trials}
-    return len(groups) * GROUP_SETUP_S + sum(t.traffic_seconds() + TRIAL_OVERHEAD_S for t in trials)
+    return len(groups) * GROUP_SETUP_S + sum(t.traffic_seconds() + TRIAL_OVERHEAD_S + cooldown_s
+                                             for t in trials)
