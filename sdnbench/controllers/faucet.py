@@ -23,7 +23,7 @@ import yaml
 from ..errors import ControllerError
 from ..paths import venv_python
 from .base import Availability
-from .launchers import ProcessAdapter, free_port, run_version, venv_availability
+from .process import ProcessAdapter, free_port, run_version, venv_availability
 
 VLAN_NAME = "sdnbench"
 DEFAULT_VID = 100

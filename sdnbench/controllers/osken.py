@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..paths import venv_python
 from .base import Availability
-from .launchers import ProcessAdapter, launcher, run_version, venv_availability
+from .process import ProcessAdapter, launcher, run_version, venv_availability
 
 FLOWS = {"l2_learning": "known", "l2_flow_every_packet_in": "always", "l2_packet_out": "never"}
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import ControllerError
 from .base import Availability
-from .launchers import ProcessAdapter, run_version
+from .process import ProcessAdapter, run_version
 
 ENV = "SDNBENCH_POX_DIR"
 DEFAULT_APP = "forwarding.l2_learning"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import ControllerError
 from .base import Availability, ControllerAdapter
-from .launchers import accepts
+from .process import accepts
 
 
 class RemoteAdapter(ControllerAdapter):

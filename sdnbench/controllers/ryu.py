@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..paths import venv_python
 from .base import Availability
-from .launchers import ProcessAdapter, launcher, run_version, venv_availability
+from .process import ProcessAdapter, launcher, run_version, venv_availability
 
 DEFAULT_APPS = {"1.0": "ryu.app.simple_switch", "1.3": "ryu.app.simple_switch_13"}
 # Imports Ryu exactly as the launcher does (ALREADY_HANDLED first) and prints its version.

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from .base import Availability
-from .launchers import ProcessAdapter, run_version
+from .process import ProcessAdapter, run_version
 
 BINARY = "ovs-testcontroller"
 MODE_FLAGS = {"learning": [], "noflow": ["--noflow"], "hub": ["--hub"], "normal": ["--normal"]}

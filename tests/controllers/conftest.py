@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctl_netlab import netns_skip_reason, two_host_network
-from sdnbench.controllers.launchers import free_port
+from sdnbench.controllers.process import free_port
 
 
 @pytest.fixture

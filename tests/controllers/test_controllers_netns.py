@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sdnbench.controllers import ADAPTERS, ControllerSpec, make_adapter
-from sdnbench.controllers.launchers import free_port
+from sdnbench.controllers.process import free_port
 from sdnbench.procs import ProcessTracker
 
 from ctl_netlab import DPID, HOST_MACS, run

@@ -14,7 +14,7 @@ import yaml
 
 from sdnbench.controllers import ADAPTERS, ControllerSpec, make_adapter
 from sdnbench.controllers.faucet import FaucetAdapter, faucet_config, parse_dpid
-from sdnbench.controllers.launchers import ProcessAdapter, free_port, port_listening
+from sdnbench.controllers.process import ProcessAdapter, free_port, port_listening
 from sdnbench.errors import ConfigError, ControllerError
 from sdnbench.paths import venv_python
 from sdnbench.procs import ProcessTracker

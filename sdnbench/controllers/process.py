@@ -1,6 +1,6 @@
 """Launching controller processes: the shared start/wait/stop of every local adapter.
 
-The `*_launcher.py` scripts beside this file run inside a controller's own
+The `launchers/*_launcher.py` scripts run inside a controller's own
 virtualenv (they import os-ken or Ryu, never sdnbench); this module runs in
 sdnbench's process and starts them.
 """
@@ -13,12 +13,12 @@ import time
 from abc import abstractmethod
 from pathlib import Path
 
-from ...errors import ControllerError
-from ...paths import venv_python
-from ...procs import ManagedProcess, ProcessTracker, cpu_set
-from ..base import Availability, ControllerAdapter, ControllerSpec
+from ..errors import ControllerError
+from ..paths import venv_python
+from ..procs import ManagedProcess, ProcessTracker, cpu_set
+from .base import Availability, ControllerAdapter, ControllerSpec
 
-LAUNCHERS_DIR = Path(__file__).resolve().parent
+LAUNCHERS_DIR = Path(__file__).resolve().parent / "launchers"
 INSTALL_SCRIPT = "scripts/install-controllers.sh"
 _LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp
 
