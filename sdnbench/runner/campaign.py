@@ -27,7 +27,7 @@ from ..procs import ProcessTracker
 from ..results.store import ResultStore, TrialRecord
 from . import registry
 from .environment import fingerprint
-from .execute import execute
+from .execute import execute, southbound_datapaths
 from .monitor import CpuMonitor
 from .plan import Trial, estimate_seconds, expand
 
@@ -123,7 +123,9 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
         fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
         net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode,
                               lock=False)
-        spec.options.setdefault("datapaths", net.ports())
+        spec.options["datapaths"] = net.ports()
+    else:
+        spec.options["datapaths"] = southbound_datapaths(trials)
     env = fingerprint(net.datapath if net else "none (emulated switches)")
     setup_t0 = time.monotonic()
     try:

@@ -30,6 +30,27 @@ def execute(trial: Trial, net, adapter, workdir: Path, store=None) -> tuple[list
     raise ValueError(f"unknown workload type {trial.kind!r}")
 
 
+# sdnbench-ofload numbers its switches from dpid 1 and gives each 4 ports, or in
+# topology mode ports 1-2 for hosts plus one per switch link from port 3.
+OFLOAD_FIRST_DPID = 1
+OFLOAD_DEFAULT_PORTS = 4
+
+
+def southbound_datapaths(trials: list[Trial]) -> dict[int, int]:
+    """dpid -> port count of every switch sdnbench-ofload will emulate in these trials
+    (for controllers that must know their switches in advance, such as Faucet)."""
+    switches, ports = 0, OFLOAD_DEFAULT_PORTS
+    for t in trials:
+        if t.workload["topology_aware"]:
+            names = {s.name for s in t.graph.switches}
+            degree = max((sum(1 for link in t.graph.links if n in (link.a, link.b) and link.a in names
+                              and link.b in names) for n in names), default=0)
+            switches, ports = max(switches, len(names)), max(ports, 2 + degree)
+        else:
+            switches = max(switches, t.setting("switches"))
+    return {OFLOAD_FIRST_DPID + i: ports for i in range(switches)}
+
+
 def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
     from ..workloads.sbi import OfloadOptions, run_ofload
 

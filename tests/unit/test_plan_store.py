@@ -100,3 +100,15 @@ def test_series_export_names_each_point(tmp_path):
     out = tmp_path / "series.csv"
     assert main(["results", str(tmp_path), "--series", str(out), "--metric", "throughput_bps"]) == 0
     assert out.read_text().splitlines()[1:] == ["osken,single-4,udp,size_bytes=128,1,f0,0.1,throughput_bps,5.0"]
+
+
+def test_southbound_datapaths_cover_every_emulated_switch():
+    from sdnbench.runner.execute import southbound_datapaths
+
+    text = EXP + ("  - {name: sb, type: sbi, sweep: {switches: [1, 8]}}\n"
+                  "  - {name: topo, type: sbi, topology_aware: true}\n")
+    trials = expand(exp(text))
+    plain = [t for t in trials if t.kind == "sbi" and not t.workload["topology_aware"]]
+    assert southbound_datapaths(plain) == {i: 4 for i in range(1, 9)}
+    linear = [t for t in trials if t.workload["name"] == "topo" and t.topology == "linear-3"]
+    assert southbound_datapaths(linear) == {1: 4, 2: 4, 3: 4}   # middle switch: 2 host ports + 2 links
