@@ -74,5 +74,6 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
     result = FlowResult("ofload", "sdnbench-ofload", metrics, series,
                         {"ofload.jsonl": res.raw, "ofload.stderr": res.stderr}, clock="")
     if not res.metrics.get("valid"):
-        result.errors.append("not valid: the generator saturated its cores or switches failed to connect")
+        reasons = res.summary.get("invalid_reasons") or ["the generator saturated or switches failed to connect"]
+        result.errors.append("not valid: " + "; ".join(reasons))
     return [result], {"engine": "sdnbench-ofload", "engine_argv": res.argv}
