@@ -198,19 +198,19 @@ class DitgEngine(ToolEngine):
         return tool_version(["ITGRecv", "-h"], "version")
 
     def run(self, flows: list[FlowSpec], hosts: dict[str, HostHandle], workdir: Path) -> list[FlowResult]:
-        """Start one ITGRecv per destination host, all ITGSends at once, then decode every log."""
+        """Start one ITGRecv per flow, all ITGSends at once, then decode every log."""
         workdir = self.check(flows, workdir)
         ports = PortPicker()
         with self.processes(workdir) as procs:
+            # One ITGRecv per flow: flows from separate ITGSends that share one ITGRecv
+            # race on its receiver log (seen here: a flow's log missing or empty).
             receivers: dict[str, tuple[ToolProcess, int]] = {}
             for flow in flows:
                 dst = require_host(hosts, flow.dst, TOOL, flow.flow_id)
-                if flow.dst not in receivers:
-                    sig = ports.pick(dst)
-                    served = ", ".join(f.flow_id for f in flows if f.dst == flow.dst)
-                    rproc = procs.start(dst, ["ITGRecv", "-Sp", str(sig)], TOOL, served,
-                                        "receiver", f"ITGRecv-{flow.dst}.{TOOL}")
-                    receivers[flow.dst] = (rproc, sig)
+                sig = ports.pick(dst)
+                rproc = procs.start(dst, ["ITGRecv", "-Sp", str(sig)], TOOL, flow.flow_id,
+                                    "receiver", f"{flow.flow_id}.{TOOL}.ITGRecv")
+                receivers[flow.flow_id] = (rproc, sig)
             for rproc, sig in receivers.values():
                 procs.wait_listening(rproc, sig, "tcp")
             senders = []
@@ -218,7 +218,7 @@ class DitgEngine(ToolEngine):
                 src = require_host(hosts, flow.src, TOOL, flow.flow_id)
                 dst = hosts[flow.dst]
                 data_port = ports.claim(dst, flow.port) if flow.port else ports.pick(dst)
-                argv = sender_argv(flow, dst.IP(), receivers[flow.dst][1], data_port,
+                argv = sender_argv(flow, dst.IP(), receivers[flow.flow_id][1], data_port,
                                    workdir / f"{flow.flow_id}.{TOOL}.send.log",
                                    workdir / f"{flow.flow_id}.{TOOL}.recv.log")
                 senders.append(procs.start(src, argv, TOOL, flow.flow_id, "sender",
@@ -227,7 +227,7 @@ class DitgEngine(ToolEngine):
             # ITGRecv closes each flow's log when the flow ends; SIGINT ends it cleanly.
             for rproc, _ in receivers.values():
                 procs.stop(rproc)
-        return [self._result(flow, workdir, sender, receivers[flow.dst][0])
+        return [self._result(flow, workdir, sender, receivers[flow.flow_id][0])
                 for flow, sender in zip(flows, senders)]
 
     def _result(self, flow: FlowSpec, workdir: Path, sender: ToolProcess, receiver: ToolProcess) -> FlowResult:
