@@ -81,6 +81,15 @@ def test_ditg_rttm_reports_round_trip_and_one_way():
     assert series[0]["throughput_bps"] == pytest.approx(40000)
 
 
+def test_ditg_rttm_round_trip_starts_at_the_packets_own_stamp():
+    # Recorded under load: ITGSend logged two send times 5 ms after the stamp the packets carried.
+    m = ditg_metrics("ditg_udp_rttm_stall", meter="rtt", count=300)
+    assert (m["tx_pkts"], m["rx_pkts"]) == (300, 300)
+    assert m["rtt_max_ms"] >= m["owd_max_ms"] > 8
+    assert m["rtt_mean_ms"] > m["owd_mean_ms"]
+    assert m["rtt_min_ms"] >= m["owd_min_ms"]
+
+
 def test_ditg_rttm_without_count_uses_highest_sequence():
     m = ditg_metrics("ditg_udp_rttm", meter="rtt")
     assert m["tx_pkts"] == 50

@@ -86,6 +86,23 @@ def _rate(count: int, times: list[float]) -> float | None:
     return count / span if span > 0 else None
 
 
+def _round_trips_ms(back: list[Packet], rx: list[Packet]) -> list[float]:
+    """Round trips: return time (sender log) minus the send stamp the packet carried (receiver log).
+
+    With the rtt meter, ITGSend logs a send time of its own that now and then
+    lies milliseconds after the stamp in the packet (a stalled sender), which
+    would hide that stall from the round trip while the one-way delay shows it.
+    The packet's own stamp, read from the receiver log, keeps rtt >= owd.
+    """
+    stamped = {p.seq: p.tx_s for p in rx}
+    out = []
+    for p in back:
+        tx = stamped.get(p.seq, p.tx_s)
+        d = p.rx_s - tx
+        out.append((d + DAY_S if d < -DAY_S / 2 else d) * 1000.0)
+    return out
+
+
 def metrics_from_logs(recv: list[Packet], send: list[Packet], meter: str,
                       requested_count: int | None = None) -> dict[str, float | None]:
     """The common metrics from decoded receiver and sender logs of one flow.
@@ -114,7 +131,7 @@ def metrics_from_logs(recv: list[Packet], send: list[Packet], meter: str,
     m["throughput_pps"] = pps
     m["throughput_bps"] = pps * 8.0 * nbytes / len(rx) if pps else None
     if meter == "rtt":
-        m.update(spread_stats([p.delay_s * 1000.0 for p in back], "rtt"))
+        m.update(spread_stats(_round_trips_ms(back, rx), "rtt"))
     else:
         m["tx_rate_pps"] = _rate(len(back), _unwrapped([p.tx_s for p in back]))
     return {k: finite(v) if isinstance(v, float) else v for k, v in m.items()}
