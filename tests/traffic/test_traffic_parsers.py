@@ -229,6 +229,8 @@ def test_iperf3_client_argv():
     assert vol[vol.index("-n") + 1] == "1000000" and "-t" not in vol
     with pytest.raises(ToolError, match="rate_bps"):
         iperf3.client_argv(FlowSpec("f", "h1", "h2", "udp", count=10), "10.0.0.1", 5201, True)
+    with pytest.raises(ToolError, match="count, volume_bytes or duration_s"):
+        iperf3.client_argv(FlowSpec("f", "h1", "h2", "tcp"), "10.0.0.1", 5201, False)
 
 
 # --- ping ------------------------------------------------------------------

@@ -213,12 +213,14 @@ class PortPicker:
 
 
 def nominal_duration_s(flow: FlowSpec) -> float:
-    """How long a flow should run: its duration, or count / rate; 10 s when neither is known."""
+    """How long a flow should run: duration, count / rate or volume / bit rate; 10 s when unknown."""
     if flow.duration_s:
         return float(flow.duration_s)
     rate = packet_rate(flow)
     if flow.count and rate:
         return flow.count / rate
+    if flow.volume_bytes and flow.rate_bps:
+        return flow.volume_bytes * 8.0 / flow.rate_bps
     return 10.0
 
 
