@@ -245,6 +245,8 @@ def test_ping_loss_and_rtt_agree_with_pings_own_summary():
     # ping prints its summary truncated to whole microseconds.
     assert avg <= m["rtt_mean_ms"] < avg + 0.001
     assert mdev <= m["rtt_sd_ms"] < mdev + 0.001
+    # Recorded with -i 0.05: 20 requests per second asked.
+    assert m["tx_rate_pps"] == pytest.approx(20, rel=0.2)
     rtts = [r.rtt_ms for r in ping.parse_replies(out)]
     assert m["jitter_ms"] == pytest.approx(sum(abs(b - a) for a, b in zip(rtts, rtts[1:])) / 15)
 

@@ -67,7 +67,17 @@ def ping_metrics(text: str, requested: int | None = None) -> dict[str, float | N
     rtts = [r.rtt_ms for r in replies]
     m.update(spread_stats(rtts, "rtt"))
     m["jitter_ms"] = mean_abs_diff(rtts)
+    m["tx_rate_pps"] = send_rate(replies)
     return m
+
+
+def send_rate(replies: list[Reply]) -> float | None:
+    """Requests sent per second: icmp_seq advance over reply-time span (ping may lag its -i)."""
+    if len(replies) < 2:
+        return None
+    first, last = min(replies, key=lambda r: r.seq), max(replies, key=lambda r: r.seq)
+    span = last.t_s - first.t_s
+    return (last.seq - first.seq) / span if span > 0 else None
 
 
 def ping_series(text: str) -> list[dict[str, float]]:
