@@ -13,7 +13,7 @@ from sdnbench.errors import ToolError
 from sdnbench.workloads.traffic import ditg, iperf3, ping, registry
 from sdnbench.workloads.traffic.base import METRICS, FlowSpec
 from sdnbench.workloads.traffic.runner import (_ports_in_ss, deadline_s, loss_metrics, mean_abs_diff,
-                                               raw_text, spread_stats)
+                                               rate_shortfall, raw_text, spread_stats)
 
 DATA = Path(__file__).parent / "data"
 
@@ -355,3 +355,12 @@ def test_deadlines_follow_the_flow():
     assert deadline_s(FlowSpec("f", "a", "b", "udp", count=1000, rate_pps=100)) == pytest.approx(10 * 1.5 + 15)
     assert deadline_s(FlowSpec("f", "a", "b", "tcp", duration_s=4)) == pytest.approx(4 * 1.5 + 15)
     assert deadline_s(FlowSpec("f", "a", "b", "tcp", duration_s=4, options={"timeout_s": 2})) == 2
+
+
+def test_rate_shortfall_is_noted():
+    flow = FlowSpec("f", "a", "b", "udp", size_bytes=64, rate_pps=10000, count=1000)
+    [note] = rate_shortfall("ditg", flow, 6450.0)
+    assert "6450" in note and "64%" in note and "10000" in note
+    assert rate_shortfall("ditg", flow, 9500.0) == []
+    assert rate_shortfall("ditg", flow, None) == []
+    assert rate_shortfall("iperf3", FlowSpec("f", "a", "b", "tcp", duration_s=1), 5.0) == []

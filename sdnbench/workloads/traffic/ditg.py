@@ -15,9 +15,9 @@ from pathlib import Path
 
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
-from .runner import (ToolEngine, PortPicker, ToolProcess, availability_of, deadline_s, finite,
-                     loss_metrics, mean_abs_diff, packet_rate, raw_text, read_text, require_host,
-                     spread_stats, tool_version)
+from .runner import (PortPicker, ToolEngine, ToolProcess, availability_of, deadline_s, finite,
+                     loss_metrics, mean_abs_diff, packet_rate, rate_shortfall, raw_text, read_text,
+                     require_host, spread_stats, tool_version)
 
 TOOL = "ditg"
 #: D-ITG's own defaults, passed explicitly so the command line says what ran.
@@ -132,8 +132,9 @@ def metrics_from_logs(recv: list[Packet], send: list[Packet], meter: str,
     m["throughput_bps"] = pps * 8.0 * nbytes / len(rx) if pps else None
     if meter == "rtt":
         m.update(spread_stats(_round_trips_ms(back, rx), "rtt"))
-    else:
-        m["tx_rate_pps"] = _rate(len(back), _unwrapped([p.tx_s for p in back]))
+    # With the rtt meter the sender log lacks lost packets: rate from the stamps that arrived.
+    sent = rx if meter == "rtt" else back
+    m["tx_rate_pps"] = _rate(len(sent), _unwrapped([p.tx_s for p in sent]))
     return {k: finite(v) if isinstance(v, float) else v for k, v in m.items()}
 
 
@@ -266,6 +267,7 @@ class DitgEngine(ToolEngine):
         recv = parse_packets(read_text(files["recv.txt"]))
         send = parse_packets(read_text(files["send.txt"]))
         result = FlowResult(flow.flow_id, TOOL, metrics_from_logs(recv, send, flow.meter, flow.count))
+        result.errors += rate_shortfall(TOOL, flow, result.metrics.get("tx_rate_pps"))
         result.series = parse_series(read_text(files["recv.series.txt"]))
         if rtt:
             by_t = {row["t_s"]: row["rtt_mean_ms"]

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
-from .runner import (ToolEngine, PortPicker, availability_of, deadline_s, finite, loss_metrics,
-                     raw_text, read_text, require_host, tool_version)
+from .runner import (PortPicker, ToolEngine, availability_of, deadline_s, finite, loss_metrics,
+                     rate_shortfall, raw_text, read_text, require_host, tool_version)
 
 TOOL = "iperf3"
 
@@ -200,4 +200,7 @@ class Iperf3Engine(ToolEngine):
         series = interval_series(receiver, udp)
         if not udp:
             _merge_retransmits(series, interval_series(sender, udp))
-        return FlowResult(flow.flow_id, TOOL, metrics, series, texts)
+        result = FlowResult(flow.flow_id, TOOL, metrics, series, texts)
+        if udp:
+            result.errors += rate_shortfall(TOOL, flow, metrics.get("tx_rate_pps"))
+        return result

@@ -273,6 +273,19 @@ def loss_metrics(tx: int | None, rx: int) -> dict[str, float | None]:
             "loss_pct": 100.0 * loss / tx if tx else None}
 
 
+#: A sender below this fraction of its requested packet rate gets a note in FlowResult.errors.
+RATE_SHORTFALL = 0.9
+
+
+def rate_shortfall(tool: str, flow: FlowSpec, achieved_pps: float | None) -> list[str]:
+    """A note when the tool sent clearly slower than the flow asked, else nothing."""
+    asked = packet_rate(flow)
+    if not asked or achieved_pps is None or achieved_pps >= RATE_SHORTFALL * asked:
+        return []
+    return [f"{tool} sent {achieved_pps:.0f} packets/s, {100 * achieved_pps / asked:.0f}% of the "
+            f"{asked:.0f} asked: the sender could not keep up"]
+
+
 def tool_version(argv: list[str], pick: str) -> str:
     """The first output line of argv that contains pick, e.g. 'ITGRecv version 2.8.1'."""
     if not shutil.which(argv[0]):
