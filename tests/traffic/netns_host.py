@@ -66,7 +66,7 @@ def can_build() -> str | None:
 def veth_pair(rate_mbit: float | None = None) -> Iterator[tuple[NetnsHost, NetnsHost]]:
     """Two namespaces h1 (10.x.y.1) and h2 (10.x.y.2) joined by one veth pair, offloads off.
 
-    rate_mbit shapes h1's side (the sender's egress) with a token bucket filter.
+    rate_mbit shapes h1's side (the sender's egress) with an HTB class.
     Everything is removed on exit, also when the body raises.
     """
     tag = secrets.token_hex(3)
@@ -88,8 +88,11 @@ def veth_pair(rate_mbit: float | None = None) -> Iterator[tuple[NetnsHost, Netns
             _sh("ip", "netns", "exec", ns[i], "ethtool", "-K", ifs[i],
                 "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off")
         if rate_mbit:
-            _sh("ip", "netns", "exec", ns[0], "tc", "qdisc", "add", "dev", ifs[0], "root", "tbf",
-                "rate", f"{rate_mbit}mbit", "burst", "32kb", "latency", "50ms")
+            # HTB, as Mininet's TCLink(bw=...) shapes a link.
+            tc = ["ip", "netns", "exec", ns[0], "tc"]
+            _sh(*tc, "qdisc", "add", "dev", ifs[0], "root", "handle", "1:", "htb", "default", "1")
+            _sh(*tc, "class", "add", "dev", ifs[0], "parent", "1:", "classid", "1:1", "htb",
+                "rate", f"{rate_mbit}mbit")
         yield hosts[0], hosts[1]
     finally:
         # Deleting a namespace deletes the veth inside it (and its peer).

@@ -13,7 +13,7 @@ from sdnbench.errors import ToolError
 from sdnbench.workloads.traffic import ditg, iperf3, ping, registry
 from sdnbench.workloads.traffic.base import METRICS, FlowSpec
 from sdnbench.workloads.traffic.runner import (_ports_in_ss, deadline_s, loss_metrics, mean_abs_diff,
-                                               raw_text, spread_stats)
+                                               rate_shortfall, raw_text, spread_stats)
 
 DATA = Path(__file__).parent / "data"
 
@@ -79,6 +79,15 @@ def test_ditg_rttm_reports_round_trip_and_one_way():
     series = ditg.parse_series(text("ditg_udp_rttm.send.series.txt"), "rtt_mean_ms")
     assert series[0]["rtt_mean_ms"] == pytest.approx(0.106)
     assert series[0]["throughput_bps"] == pytest.approx(40000)
+
+
+def test_ditg_rttm_round_trip_starts_at_the_packets_own_stamp():
+    # Recorded under load: ITGSend logged two send times 5 ms after the stamp the packets carried.
+    m = ditg_metrics("ditg_udp_rttm_stall", meter="rtt", count=300)
+    assert (m["tx_pkts"], m["rx_pkts"]) == (300, 300)
+    assert m["rtt_max_ms"] >= m["owd_max_ms"] > 8
+    assert m["rtt_mean_ms"] > m["owd_mean_ms"]
+    assert m["rtt_min_ms"] >= m["owd_min_ms"]
 
 
 def test_ditg_rttm_without_count_uses_highest_sequence():
@@ -220,6 +229,8 @@ def test_iperf3_client_argv():
     assert vol[vol.index("-n") + 1] == "1000000" and "-t" not in vol
     with pytest.raises(ToolError, match="rate_bps"):
         iperf3.client_argv(FlowSpec("f", "h1", "h2", "udp", count=10), "10.0.0.1", 5201, True)
+    with pytest.raises(ToolError, match="count, volume_bytes or duration_s"):
+        iperf3.client_argv(FlowSpec("f", "h1", "h2", "tcp"), "10.0.0.1", 5201, False)
 
 
 # --- ping ------------------------------------------------------------------
@@ -234,6 +245,8 @@ def test_ping_loss_and_rtt_agree_with_pings_own_summary():
     # ping prints its summary truncated to whole microseconds.
     assert avg <= m["rtt_mean_ms"] < avg + 0.001
     assert mdev <= m["rtt_sd_ms"] < mdev + 0.001
+    # Recorded with -i 0.05: 20 requests per second asked.
+    assert m["tx_rate_pps"] == pytest.approx(20, rel=0.2)
     rtts = [r.rtt_ms for r in ping.parse_replies(out)]
     assert m["jitter_ms"] == pytest.approx(sum(abs(b - a) for a, b in zip(rtts, rtts[1:])) / 15)
 
@@ -342,3 +355,12 @@ def test_deadlines_follow_the_flow():
     assert deadline_s(FlowSpec("f", "a", "b", "udp", count=1000, rate_pps=100)) == pytest.approx(10 * 1.5 + 15)
     assert deadline_s(FlowSpec("f", "a", "b", "tcp", duration_s=4)) == pytest.approx(4 * 1.5 + 15)
     assert deadline_s(FlowSpec("f", "a", "b", "tcp", duration_s=4, options={"timeout_s": 2})) == 2
+
+
+def test_rate_shortfall_is_noted():
+    flow = FlowSpec("f", "a", "b", "udp", size_bytes=64, rate_pps=10000, count=1000)
+    [note] = rate_shortfall("ditg", flow, 6450.0)
+    assert "6450" in note and "64%" in note and "10000" in note
+    assert rate_shortfall("ditg", flow, 9500.0) == []
+    assert rate_shortfall("ditg", flow, None) == []
+    assert rate_shortfall("iperf3", FlowSpec("f", "a", "b", "tcp", duration_s=1), 5.0) == []

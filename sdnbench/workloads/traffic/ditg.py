@@ -15,9 +15,9 @@ from pathlib import Path
 
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
-from .runner import (ToolEngine, PortPicker, ToolProcess, availability_of, deadline_s, finite,
-                     loss_metrics, mean_abs_diff, packet_rate, raw_text, read_text, require_host,
-                     spread_stats, tool_version)
+from .runner import (PortPicker, ToolEngine, ToolProcess, availability_of, deadline_s, finite,
+                     loss_metrics, mean_abs_diff, packet_rate, rate_shortfall, raw_text, read_text,
+                     require_host, spread_stats, tool_version)
 
 TOOL = "ditg"
 #: D-ITG's own defaults, passed explicitly so the command line says what ran.
@@ -86,6 +86,23 @@ def _rate(count: int, times: list[float]) -> float | None:
     return count / span if span > 0 else None
 
 
+def _round_trips_ms(back: list[Packet], rx: list[Packet]) -> list[float]:
+    """Round trips: return time (sender log) minus the send stamp the packet carried (receiver log).
+
+    With the rtt meter, ITGSend logs a send time of its own that now and then
+    lies milliseconds after the stamp in the packet (a stalled sender), which
+    would hide that stall from the round trip while the one-way delay shows it.
+    The packet's own stamp, read from the receiver log, keeps rtt >= owd.
+    """
+    stamped = {p.seq: p.tx_s for p in rx}
+    out = []
+    for p in back:
+        tx = stamped.get(p.seq, p.tx_s)
+        d = p.rx_s - tx
+        out.append((d + DAY_S if d < -DAY_S / 2 else d) * 1000.0)
+    return out
+
+
 def metrics_from_logs(recv: list[Packet], send: list[Packet], meter: str,
                       requested_count: int | None = None) -> dict[str, float | None]:
     """The common metrics from decoded receiver and sender logs of one flow.
@@ -114,9 +131,10 @@ def metrics_from_logs(recv: list[Packet], send: list[Packet], meter: str,
     m["throughput_pps"] = pps
     m["throughput_bps"] = pps * 8.0 * nbytes / len(rx) if pps else None
     if meter == "rtt":
-        m.update(spread_stats([p.delay_s * 1000.0 for p in back], "rtt"))
-    else:
-        m["tx_rate_pps"] = _rate(len(back), _unwrapped([p.tx_s for p in back]))
+        m.update(spread_stats(_round_trips_ms(back, rx), "rtt"))
+    # With the rtt meter the sender log lacks lost packets: rate from the stamps that arrived.
+    sent = rx if meter == "rtt" else back
+    m["tx_rate_pps"] = _rate(len(sent), _unwrapped([p.tx_s for p in sent]))
     return {k: finite(v) if isinstance(v, float) else v for k, v in m.items()}
 
 
@@ -198,19 +216,19 @@ class DitgEngine(ToolEngine):
         return tool_version(["ITGRecv", "-h"], "version")
 
     def run(self, flows: list[FlowSpec], hosts: dict[str, HostHandle], workdir: Path) -> list[FlowResult]:
-        """Start one ITGRecv per destination host, all ITGSends at once, then decode every log."""
+        """Start one ITGRecv per flow, all ITGSends at once, then decode every log."""
         workdir = self.check(flows, workdir)
         ports = PortPicker()
         with self.processes(workdir) as procs:
+            # One ITGRecv per flow: flows from separate ITGSends that share one ITGRecv
+            # race on its receiver log (seen here: a flow's log missing or empty).
             receivers: dict[str, tuple[ToolProcess, int]] = {}
             for flow in flows:
                 dst = require_host(hosts, flow.dst, TOOL, flow.flow_id)
-                if flow.dst not in receivers:
-                    sig = ports.pick(dst)
-                    served = ", ".join(f.flow_id for f in flows if f.dst == flow.dst)
-                    rproc = procs.start(dst, ["ITGRecv", "-Sp", str(sig)], TOOL, served,
-                                        "receiver", f"ITGRecv-{flow.dst}.{TOOL}")
-                    receivers[flow.dst] = (rproc, sig)
+                sig = ports.pick(dst)
+                rproc = procs.start(dst, ["ITGRecv", "-Sp", str(sig)], TOOL, flow.flow_id,
+                                    "receiver", f"{flow.flow_id}.{TOOL}.ITGRecv")
+                receivers[flow.flow_id] = (rproc, sig)
             for rproc, sig in receivers.values():
                 procs.wait_listening(rproc, sig, "tcp")
             senders = []
@@ -218,7 +236,7 @@ class DitgEngine(ToolEngine):
                 src = require_host(hosts, flow.src, TOOL, flow.flow_id)
                 dst = hosts[flow.dst]
                 data_port = ports.claim(dst, flow.port) if flow.port else ports.pick(dst)
-                argv = sender_argv(flow, dst.IP(), receivers[flow.dst][1], data_port,
+                argv = sender_argv(flow, dst.IP(), receivers[flow.flow_id][1], data_port,
                                    workdir / f"{flow.flow_id}.{TOOL}.send.log",
                                    workdir / f"{flow.flow_id}.{TOOL}.recv.log")
                 senders.append(procs.start(src, argv, TOOL, flow.flow_id, "sender",
@@ -227,7 +245,7 @@ class DitgEngine(ToolEngine):
             # ITGRecv closes each flow's log when the flow ends; SIGINT ends it cleanly.
             for rproc, _ in receivers.values():
                 procs.stop(rproc)
-        return [self._result(flow, workdir, sender, receivers[flow.dst][0])
+        return [self._result(flow, workdir, sender, receivers[flow.flow_id][0])
                 for flow, sender in zip(flows, senders)]
 
     def _result(self, flow: FlowSpec, workdir: Path, sender: ToolProcess, receiver: ToolProcess) -> FlowResult:
@@ -249,6 +267,7 @@ class DitgEngine(ToolEngine):
         recv = parse_packets(read_text(files["recv.txt"]))
         send = parse_packets(read_text(files["send.txt"]))
         result = FlowResult(flow.flow_id, TOOL, metrics_from_logs(recv, send, flow.meter, flow.count))
+        result.errors += rate_shortfall(TOOL, flow, result.metrics.get("tx_rate_pps"))
         result.series = parse_series(read_text(files["recv.series.txt"]))
         if rtt:
             by_t = {row["t_s"]: row["rtt_mean_ms"]

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
-from .runner import (ToolEngine, PortPicker, availability_of, deadline_s, finite, loss_metrics,
-                     raw_text, read_text, require_host, tool_version)
+from .runner import (PortPicker, ToolEngine, availability_of, deadline_s, finite, loss_metrics,
+                     rate_shortfall, raw_text, read_text, require_host, tool_version)
 
 TOOL = "iperf3"
 
@@ -123,18 +123,17 @@ def client_argv(flow: FlowSpec, server_ip: str, port: int, reverse: bool) -> lis
         if not bps:
             raise ToolError(f"iperf3: UDP flow {flow.flow_id!r} needs rate_bps, or rate_pps with size_bytes")
         argv += ["-b", str(int(round(bps)))]
-        if flow.count:
-            argv += ["-k", str(flow.count)]
     elif flow.rate_bps:
         argv += ["-b", str(int(round(flow.rate_bps)))]
-    if proto == "tcp" and flow.volume_bytes:
+    # The flow ends by block count (-k: writes of size_bytes), volume (-n) or whole seconds (-t).
+    if flow.count:
+        argv += ["-k", str(flow.count)]
+    elif flow.volume_bytes:
         argv += ["-n", str(flow.volume_bytes)]
-    elif not (proto == "udp" and flow.count):
-        if not flow.duration_s:
-            raise ToolError(f"iperf3: flow {flow.flow_id!r} needs duration_s"
-                            + (", or count" if proto == "udp" else ", or volume_bytes"))
-        # iperf3 reads -t as whole seconds.
+    elif flow.duration_s:
         argv += ["-t", str(max(1, math.ceil(flow.duration_s)))]
+    else:
+        raise ToolError(f"iperf3: flow {flow.flow_id!r} needs count, volume_bytes or duration_s")
     return argv
 
 
@@ -197,8 +196,11 @@ class Iperf3Engine(ToolEngine):
         if udp:
             metrics = udp_metrics(client)
         else:
-            metrics = tcp_metrics(sender, receiver, by_volume=bool(flow.volume_bytes))
+            metrics = tcp_metrics(sender, receiver, by_volume=bool(flow.volume_bytes or flow.count))
         series = interval_series(receiver, udp)
         if not udp:
             _merge_retransmits(series, interval_series(sender, udp))
-        return FlowResult(flow.flow_id, TOOL, metrics, series, texts)
+        result = FlowResult(flow.flow_id, TOOL, metrics, series, texts)
+        if udp:
+            result.errors += rate_shortfall(TOOL, flow, metrics.get("tx_rate_pps"))
+        return result

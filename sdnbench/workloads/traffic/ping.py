@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ...errors import ToolError
 from .base import FlowResult, FlowSpec, HostHandle
-from .runner import (ToolEngine, availability_of, deadline_s, loss_metrics, mean_abs_diff,
-                     packet_rate, raw_text, read_text, require_host, spread_stats, tool_version)
+from .runner import (ToolEngine, availability_of, deadline_s, loss_metrics, mean_abs_diff, packet_rate,
+                     rate_shortfall, raw_text, read_text, require_host, spread_stats, tool_version)
 
 TOOL = "ping"
 REPLY = re.compile(r"^\[(?P<ts>\d+(?:\.\d+)?)\]\s+\d+ bytes from [^:]+: icmp_seq=(?P<seq>\d+)"
@@ -67,7 +67,17 @@ def ping_metrics(text: str, requested: int | None = None) -> dict[str, float | N
     rtts = [r.rtt_ms for r in replies]
     m.update(spread_stats(rtts, "rtt"))
     m["jitter_ms"] = mean_abs_diff(rtts)
+    m["tx_rate_pps"] = send_rate(replies)
     return m
+
+
+def send_rate(replies: list[Reply]) -> float | None:
+    """Requests sent per second: icmp_seq advance over reply-time span (ping may lag its -i)."""
+    if len(replies) < 2:
+        return None
+    first, last = min(replies, key=lambda r: r.seq), max(replies, key=lambda r: r.seq)
+    span = last.t_s - first.t_s
+    return (last.seq - first.seq) / span if span > 0 else None
 
 
 def ping_series(text: str) -> list[dict[str, float]]:
@@ -131,6 +141,7 @@ class PingEngine(ToolEngine):
             if proc.popen.returncode == 1 and parse_transmitted(text) is None:
                 raise proc.fail("exited with code 1 and printed no statistics")
             result = FlowResult(flow.flow_id, TOOL, ping_metrics(text, flow.count), ping_series(text))
+            result.errors += rate_shortfall(TOOL, flow, result.metrics["tx_rate_pps"])
             result.raw[proc.stdout_path.name] = raw_text(proc.stdout_path)
             results.append(result)
         return results

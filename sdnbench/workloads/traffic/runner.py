@@ -213,12 +213,14 @@ class PortPicker:
 
 
 def nominal_duration_s(flow: FlowSpec) -> float:
-    """How long a flow should run: its duration, or count / rate; 10 s when neither is known."""
+    """How long a flow should run: duration, count / rate or volume / bit rate; 10 s when unknown."""
     if flow.duration_s:
         return float(flow.duration_s)
     rate = packet_rate(flow)
     if flow.count and rate:
         return flow.count / rate
+    if flow.volume_bytes and flow.rate_bps:
+        return flow.volume_bytes * 8.0 / flow.rate_bps
     return 10.0
 
 
@@ -269,6 +271,19 @@ def loss_metrics(tx: int | None, rx: int) -> dict[str, float | None]:
     loss = max(0, tx - rx)
     return {"tx_pkts": tx, "rx_pkts": rx, "loss_pkts": loss,
             "loss_pct": 100.0 * loss / tx if tx else None}
+
+
+#: A sender below this fraction of its requested packet rate gets a note in FlowResult.errors.
+RATE_SHORTFALL = 0.9
+
+
+def rate_shortfall(tool: str, flow: FlowSpec, achieved_pps: float | None) -> list[str]:
+    """A note when the tool sent clearly slower than the flow asked, else nothing."""
+    asked = packet_rate(flow)
+    if not asked or achieved_pps is None or achieved_pps >= RATE_SHORTFALL * asked:
+        return []
+    return [f"{tool} sent {achieved_pps:.0f} packets/s, {100 * achieved_pps / asked:.0f}% of the "
+            f"{asked:.0f} asked: the sender could not keep up"]
 
 
 def tool_version(argv: list[str], pick: str) -> str:
