@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
 from ..workloads.traffic.base import FlowSpec
+from ..workloads.traffic.runner import nominal_duration_s
 
 # Seconds a group spends starting and stopping a controller and a network, and a
 # trial outside its traffic (receiver start, result parsing, storage), as measured
@@ -93,16 +94,10 @@ def trial_key(controller: str, topology: str, workload: str, point: dict, repeti
 
 
 def flow_seconds(f: FlowSpec) -> float:
-    """How long a flow should run."""
-    if f.duration_s:
-        return f.duration_s
-    if f.count and f.rate_pps:
-        return f.count / f.rate_pps
-    if f.count:
-        return f.count / 1000.0
-    if f.volume_bytes:
+    """How long a flow should run; TCP by volume without a rate assumes ASSUMED_TCP_MBPS."""
+    if f.volume_bytes and not f.duration_s and not f.rate_bps:
         return f.volume_bytes * 8 / (ASSUMED_TCP_MBPS * 1e6)
-    return 0.0
+    return nominal_duration_s(f)
 
 
 def nbi_phases(workload: dict) -> list[str]:
