@@ -66,6 +66,7 @@ def _cmd_plan(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    from .analysis.compare import compare
     from .analysis.table import render_report
     from .config.loader import load_experiment
     from .runner.campaign import run_campaign
@@ -91,16 +92,17 @@ def _cmd_run(args) -> int:
         print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file} "
               f"--out {rundir} --resume", file=sys.stderr)
         return 130
-    print(render_report(store))
-    _export(store, rundir)
+    comparison = compare(store)
+    print(render_report(store, comparison))
+    _export(rundir, comparison[0])
     print(f"\nrun directory: {rundir}  ({time.monotonic() - t0:.0f} s)")
     return 0
 
 
-def _export(store, rundir: Path) -> None:
-    from .analysis.compare import compare, to_csv, to_json
+def _export(rundir: Path, cells) -> None:
+    """summary.csv and summary.json of a run's comparison cells."""
+    from .analysis.compare import to_csv, to_json
 
-    cells, _, _ = compare(store)
     (rundir / "summary.csv").write_text(to_csv(cells))
     (rundir / "summary.json").write_text(to_json(cells))
 
@@ -120,14 +122,15 @@ def _cmd_results(args) -> int:
         _export_series(store, Path(args.series), metrics)
         print(f"wrote {args.series}", file=sys.stderr)
         return 0
+    comparison = compare(store)
     if args.format == "table":
-        print(render_report(store, metrics))
-        _export(store, rundir)
+        print(render_report(store, comparison, metrics))
+        _export(rundir, comparison[0])
         print(f"\nexported {rundir / 'summary.csv'} and {rundir / 'summary.json'}")
     else:
         from .analysis.compare import to_csv, to_json
 
-        chosen = [c for c in compare(store)[0] if not metrics or c.metric in metrics]
+        chosen = [c for c in comparison[0] if not metrics or c.metric in metrics]
         print(to_csv(chosen) if args.format == "csv" else to_json(chosen))
     return 0
 

@@ -75,12 +75,14 @@ def render_all(cells: list[Cell], controllers: list[str], rows, metrics: list[st
     return "\n\n".join(t for t in (render(cells, controllers, rows, m) for m in chosen) if t)
 
 
-def render_report(store, metrics: list[str] | None = None) -> str:
-    """Everything a reader expects after a run: metric tables, then stress outcomes if any."""
-    from .compare import compare
+def render_report(store, comparison, metrics: list[str] | None = None) -> str:
+    """Everything a reader expects after a run: metric tables, then stress outcomes if any.
+
+    comparison is sdnbench.analysis.compare.compare(store), computed once by the caller.
+    """
     from .stress_table import render_stress
 
-    cells, controllers, rows = compare(store)
+    cells, controllers, rows = comparison
     parts = [render_all(cells, controllers, rows, metrics)]
     if not metrics:
         parts.append(render_stress(store))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 
 from ..manifest import Manifest
@@ -43,8 +45,6 @@ class RecordedHost:
 
     def reap(self) -> None:
         """Kill any tool this host started that still runs, and mark all released."""
-        import os
-        import signal
         for proc in self.started:
             if proc.poll() is None:
                 try:

@@ -85,7 +85,6 @@ class EmulatedNetwork:
         self.lock = NetworkLock() if lock is None else (lock or None)
         self.net = None
         self.hosts: dict[str, RecordedHost] = {}
-        self.timings: dict[str, float] = {}
         self._owns_resources = False   # set once our bridges/interfaces are in the manifest
 
     # -- lifecycle ---------------------------------------------------------
@@ -104,7 +103,6 @@ class EmulatedNetwork:
             raise
 
     def _start(self) -> None:
-        t0 = time.monotonic()
         from mininet.log import setLogLevel
         from mininet.net import Mininet
         from mininet.node import OVSSwitch
@@ -122,7 +120,6 @@ class EmulatedNetwork:
                              protocols=proto, reconnectms=1000)
         self.net = Mininet(topo=self._mininet_topo(), switch=switch_cls, host=self._host_class(),
                            controller=None, autoSetMacs=False, autoStaticArp=False, build=True)
-        self.timings["build_s"] = time.monotonic() - t0
         self.net.start()
         if self.fail_mode == "standalone" and self.graph_has_cycle():
             # A loop of standalone learning switches storms; RSTP blocks the loop.
@@ -130,12 +127,10 @@ class EmulatedNetwork:
         if self.datapath == "user":
             self._offloads_off()
         self.hosts = {h.name: RecordedHost(h, self.manifest) for h in self.net.hosts}
-        self.timings["start_s"] = time.monotonic() - t0
 
-    def attach_controller(self, target: str, timeout_s: float = 60.0) -> float:
+    def attach_controller(self, target: str, timeout_s: float = 60.0) -> None:
         """Point all switches at target ('tcp:IP:PORT'); wait until every one is connected."""
         bridges = [s.name for s in self.graph.switches]
-        t0 = time.monotonic()
         ovs.set_controllers(bridges, target, self.openflow, self.fail_mode)
         connected: set[str] = set()
 
@@ -148,8 +143,6 @@ class EmulatedNetwork:
             missing = sorted(set(bridges) - connected)
             raise ControllerError(f"{len(missing)} of {len(bridges)} switches did not connect to {target} "
                                   f"within {timeout_s:.0f} s: {', '.join(missing[:10])}")
-        self.timings["connect_s"] = time.monotonic() - t0
-        return self.timings["connect_s"]
 
     def stop(self) -> None:
         """Stop everything this network created; safe to call twice."""

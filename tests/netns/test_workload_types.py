@@ -25,6 +25,16 @@ def need(*kinds_and_tools):
             pytest.skip(f"{name} not built (make build)")
 
 
+def run_experiment(tmp_path, text: str):
+    """Write an experiment, run it through the CLI into tmp_path/run; returns (rundir, result)."""
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(text)
+    rundir = tmp_path / "run"
+    res = sdnbench("run", str(exp), "--out", str(rundir))
+    assert res.returncode == 0, res.stderr
+    return rundir, res
+
+
 def rows(rundir, metric):
     return {(r["controller"], r["params"]): r for r in json.loads((rundir / "summary.json").read_text())
             if r["metric"] == metric}
@@ -33,8 +43,7 @@ def rows(rundir, metric):
 def test_southbound_load_on_osken_reference_app(tmp_path):
     """16 emulated switches against os-ken's L2 app: a steady, non-zero rate, every PACKET_IN answered."""
     need("osken", "sdnbench-ofload")
-    exp = tmp_path / "sbi.yaml"
-    exp.write_text(f"""\
+    rundir, res = run_experiment(tmp_path, f"""\
 name: sbi
 repetitions: 2
 openflow: "1.3"
@@ -43,23 +52,20 @@ workloads:
   - {{name: setup, type: sbi, switches: 16, macs_per_switch: 100, loops: 3, ms_per_loop: 1000}}
 cooldown_s: 0
 """)
-    res = sdnbench("run", str(exp), "--out", str(tmp_path / "run"))
-    assert res.returncode == 0, res.stderr
-    rate = rows(tmp_path / "run", "responses_per_s_mean")[("osken", "")]
+    rate = rows(rundir, "responses_per_s_mean")[("osken", "")]
     assert rate["n"] == 2 and rate["min"] > 100
     assert rate["sd"] < 0.5 * rate["mean"]                       # stable across repetitions
-    matched = rows(tmp_path / "run", "matched_per_s_mean")[("osken", "")]
+    matched = rows(rundir, "matched_per_s_mean")[("osken", "")]
     assert matched["mean"] > 0
     for metric in ("unmatched", "decode_errors"):
-        assert rows(tmp_path / "run", metric)[("osken", "")]["max"] == 0
-    assert rows(tmp_path / "run", "switches_connected")[("osken", "")]["min"] == 16
+        assert rows(rundir, metric)[("osken", "")]["max"] == 0
+    assert rows(rundir, "switches_connected")[("osken", "")]["min"] == 16
 
 
 def test_northbound_load_then_overload_reads_the_load_result(tmp_path):
     """The overload phase runs at 2x the throughput the load phase measured, per controller."""
     need("ryu", "faucet", "sdnbench-apiload")
-    exp = tmp_path / "nbi.yaml"
-    exp.write_text(f"""\
+    rundir, res = run_experiment(tmp_path, f"""\
 name: nbi
 repetitions: 1
 controllers:
@@ -73,9 +79,6 @@ workloads:
     overload: {{multiple: 2, duration_s: 3}}
 cooldown_s: 0
 """)
-    rundir = tmp_path / "run"
-    res = sdnbench("run", str(exp), "--out", str(rundir))
-    assert res.returncode == 0, res.stderr
     target = rows(rundir, "target_rps")
     thr = rows(rundir, "throughput_rps")
     for ctrl in ("ryu", "faucet"):
@@ -89,8 +92,7 @@ cooldown_s: 0
 def test_dos_phase_floods_inside_the_network_and_gets_an_outcome(tmp_path):
     """A DoS phase: the flood is counted, the API keeps being measured, and an outcome is derived."""
     need("ryu", "sdnbench-apiload")
-    exp = tmp_path / "dos.yaml"
-    exp.write_text(f"""\
+    rundir, res = run_experiment(tmp_path, f"""\
 name: dos
 repetitions: 1
 controllers: [{{kind: ryu, port: {free_port()}, rest_port: {free_port()}}}]
@@ -103,9 +105,6 @@ workloads:
     attack_duration_s: 4
 cooldown_s: 0
 """)
-    rundir = tmp_path / "run"
-    res = sdnbench("run", str(exp), "--out", str(rundir))
-    assert res.returncode == 0, res.stderr
     sent = rows(rundir, "attack_pkts_sent")[("ryu", "phase=dos")]["mean"]
     assert 3000 <= sent <= 4100                                 # 1,000 packets/s for 4 s
     assert rows(rundir, "target_rps")[("ryu", "phase=dos")]["mean"] == pytest.approx(
