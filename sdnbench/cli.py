@@ -150,6 +150,17 @@ def _export_series(store, path: Path, metrics: list[str] | None) -> None:
             w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, flow, t_s, name, value])
 
 
+def _cmd_controller(args) -> int:
+    from .controllers import ControllerSpec
+    from .serve import serve_controller
+
+    spec = ControllerSpec(kind=args.kind, label=args.kind, openflow=args.openflow, app=args.app, cpus=args.cpus,
+                          host=args.host, port=args.port, rest_port=args.rest_port)
+    rundir = Path(args.dir) if args.dir else Path("runs") / time.strftime(f"%Y%m%d-%H%M%S-controller-{args.kind}")
+    return serve_controller(spec, rundir, switches=args.switches, ports=args.ports, duration_s=args.duration,
+                            say=lambda line: print(line, flush=True))
+
+
 def _cmd_doctor(args) -> int:
     from .doctor import report
 
@@ -206,6 +217,31 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("table", "csv", "json"), default="table")
     c.add_argument("--series", metavar="CSV", help="write every per-interval series point to CSV instead")
     c.set_defaults(func=_cmd_results)
+
+    c = sub.add_parser(
+        "controller", help="start one controller as experiments do and keep it up until Ctrl-C",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Start a controller through its sdnbench adapter (same launcher, app and generated "
+                    "configuration as in an experiment), print one JSON line once its OpenFlow port "
+                    "listens, and stop it on Ctrl-C or SIGTERM. For tools sdnbench does not drive itself.",
+        epilog="examples:\n"
+               "  sdnbench controller osken --port 6653 --openflow 1.0   then: cbench -c 127.0.0.1 -p 6653\n"
+               "  sdnbench controller faucet --openflow 1.3 --switches 16   "
+               "(Faucet must know its switches: dpids 1..16)\n"
+               "  sdnbench controller ryu --rest-port 8080 --duration 60")
+    c.add_argument("kind", help="osken, ryu, faucet, testcontroller or pox")
+    c.add_argument("--openflow", choices=("1.0", "1.3"), default="1.3", help="OpenFlow version (default 1.3)")
+    c.add_argument("--app", help="the adapter's application choice (see docs/controllers.md)")
+    c.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    c.add_argument("--port", type=int, default=6653, help="OpenFlow TCP port (default 6653)")
+    c.add_argument("--rest-port", type=int, help="northbound REST port, for controllers that have one")
+    c.add_argument("--cpus", type=int, help="pin the controller to this many cores")
+    c.add_argument("--switches", type=int, default=0,
+                   help="datapaths 1..N the controller is told about in advance (Faucet needs them)")
+    c.add_argument("--ports", type=int, default=4, help="ports per datapath given with --switches (default 4)")
+    c.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long instead of waiting")
+    c.add_argument("--dir", metavar="DIR", help="logs and manifest (default runs/<time>-controller-<kind>)")
+    c.set_defaults(func=_cmd_controller)
 
     c = sub.add_parser("doctor", help="what this machine can do, with a fix for each gap")
     c.set_defaults(func=_cmd_doctor)
