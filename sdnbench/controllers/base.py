@@ -32,6 +32,24 @@ class ControllerSpec:
     options: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SouthboundProfile:
+    """How emulated switches (sdnbench-ofload) must raise PACKET_INs for this controller to answer them.
+
+    The defaults are cbench's: table-miss PACKET_INs from table 0, cookie 0,
+    untagged frames, any number of hosts. A controller that accepts only the
+    PACKET_INs its own flows raise says here what those look like.
+    """
+
+    packet_in_reason: str = "no-match"     # or "action": an explicit output to the controller
+    packet_in_table: int = 0
+    packet_in_cookie: int = 0
+    vlan: int | None = None                # 802.1Q VID the switch pipeline pushes before the PACKET_IN
+    min_macs_per_switch: int = 0           # hosts per switch the run needs (controller answers a host once)
+    throughput_window: int | None = None   # PACKET_INs outstanding per switch in throughput mode, unless set
+    why: str = ""                          # recorded with the trial
+
+
 @dataclass
 class Availability:
     """Whether an adapter can run here, and if not, the command that fixes it."""
@@ -87,3 +105,7 @@ class ControllerAdapter(ABC):
     def pids(self) -> list[int]:
         """PIDs of the processes this adapter runs (for CPU/RSS monitoring)."""
         return []
+
+    def southbound_profile(self) -> SouthboundProfile:
+        """How sdnbench-ofload's PACKET_INs must look for this controller; cbench's by default."""
+        return SouthboundProfile()

@@ -8,6 +8,13 @@ All ports are untagged members of one VLAN (spec.options["vid"], default 100),
 so Faucet acts as a learning switch; a topology with loops would also need
 Faucet stacking, which this adapter does not generate.
 
+For southbound load (spec.options["southbound"], set by the runner when
+sdnbench-ofload emulates the switches) the config is made benchmark-suitable
+(SOUTHBOUND_* below, each setting with its reason, also written as comments
+into the file) and southbound_profile() tells ofload to raise PACKET_INs the
+way Faucet's own pipeline would: reason ACTION from the eth_src table, with
+Faucet's cookie, tagged with the port's native VLAN.
+
 Faucet speaks OpenFlow 1.3 only. Its launcher execs `osken-manager` from PATH,
 so the venv's bin goes first. Prometheus metrics are served on 127.0.0.1 at
 spec.rest_port, or at a free port chosen at start (see endpoints()).
@@ -22,11 +29,36 @@ import yaml
 
 from ..errors import ControllerError
 from ..paths import venv_python
-from .base import Availability
+from .base import Availability, SouthboundProfile
 from .process import ProcessAdapter, free_port, run_version, venv_availability
 
 VLAN_NAME = "sdnbench"
 DEFAULT_VID = 100
+#: Faucet's default dp cookie (faucet/dp.py); with strict_packet_in_cookie (default) it
+#: ignores every PACKET_IN whose cookie differs.
+FAUCET_COOKIE = 1524372928
+#: The eth_src (learning) table's id in the pipeline of the configs written here (no ACLs,
+#: no routing): vlan 0, eth_src 1, eth_dst 2, flood 3. A miss there sends the packet up.
+ETH_SRC_TABLE = 1
+#: Hosts per emulated switch for southbound runs. Faucet answers a host's first PACKET_IN
+#: only (later ones within cache_update_guard_time, default timeout/2 = 150 s, get nothing),
+#: so no host may come round twice in a run; at Faucet's ~1-2k learns/s this lasts hours.
+SOUTHBOUND_MACS_PER_SWITCH = 1_000_000
+#: Throughput-mode window per switch: ofload's automatic one (65536/switches) queues far
+#: more than Faucet learns within ofload's 2 s timeout, so nearly every request would time
+#: out; 16 per switch keeps Faucet's input full (measured: 4, 16 and 64 give the same rate).
+SOUTHBOUND_WINDOW = 16
+
+#: Settings for southbound runs, per level of faucet.yaml: key -> (value, why).
+SOUTHBOUND_DP = {
+    "cookie": (FAUCET_COOKIE, "Faucet's default, written out: the emulated switches put it in every PACKET_IN"),
+    "ignore_learn_ins": (0, "default 10 drops every 10th PACKET_IN of a second unanswered; 0 answers all"),
+    "metrics_rate_limit_sec": (1, "default 0 re-exports a port's whole MAC table to Prometheus on every learn; "
+                                  "with all emulated hosts behind one port that is O(hosts) per PACKET_IN and "
+                                  "the rate falls through the run (1.3k/s -> 0.13k/s in 8 s)"),
+}
+SOUTHBOUND_VLAN = {"max_hosts": (0, "default 256: past it Faucet installs a learning ban flow and answers no new host")}
+SOUTHBOUND_PORT = {"max_hosts": (0, "default 255 per port, same ban; every emulated host sits behind port 1")}
 
 
 def parse_dpid(dpid) -> int:
@@ -54,12 +86,16 @@ def port_list(ports) -> list[int]:
     return sorted(numbers)
 
 
-def faucet_config(datapaths: dict, vid: int = DEFAULT_VID) -> dict:
-    """The faucet.yaml content: one dp per datapath, every port untagged in one VLAN."""
+def faucet_config(datapaths: dict, vid: int = DEFAULT_VID, southbound: bool = False) -> dict:
+    """The faucet.yaml content: one dp per datapath, every port untagged in one VLAN
+    (with the SOUTHBOUND_* settings when emulated switches load it)."""
     if not datapaths:
         raise ValueError("no datapaths: Faucet needs each switch's dpid and ports")
     if not 1 <= int(vid) <= 4094:
         raise ValueError(f"vid {vid}: expected 1..4094")
+    def extra(settings: dict) -> dict:
+        return {k: value for k, (value, _) in settings.items()} if southbound else {}
+
     dps = {}
     for raw, ports in datapaths.items():
         dpid = parse_dpid(raw)
@@ -69,9 +105,20 @@ def faucet_config(datapaths: dict, vid: int = DEFAULT_VID) -> dict:
         dps[name] = {
             "dp_id": dpid,
             "hardware": "Open vSwitch",
-            "interfaces": {p: {"native_vlan": VLAN_NAME} for p in port_list(ports)},
+            "interfaces": {p: {"native_vlan": VLAN_NAME, **extra(SOUTHBOUND_PORT)} for p in port_list(ports)},
+            **extra(SOUTHBOUND_DP),
         }
-    return {"vlans": {VLAN_NAME: {"vid": int(vid)}}, "dps": dps}
+    return {"vlans": {VLAN_NAME: {"vid": int(vid), **extra(SOUTHBOUND_VLAN)}}, "dps": dps}
+
+
+def southbound_comments() -> str:
+    """The reasons for the southbound settings, as YAML comments for the file's head."""
+    lines = ["# Southbound load (sdnbench-ofload emulates the switches): settings that differ from",
+             "# Faucet's defaults, and why."]
+    for level, settings in (("dps", SOUTHBOUND_DP), ("vlans", SOUTHBOUND_VLAN), ("interfaces", SOUTHBOUND_PORT)):
+        lines += [f"#   {level}.{key}: {value} -- {why}" for key, (value, why) in settings.items()]
+    lines.append("# Kept: timeout (300 s) and cache_update_guard_time (150 s); ofload presents every host once.")
+    return "\n".join(lines) + "\n"
 
 
 class FaucetAdapter(ProcessAdapter):
@@ -106,13 +153,15 @@ class FaucetAdapter(ProcessAdapter):
     def prepare(self, rundir: Path) -> None:
         """Write faucet.yaml from spec.options['datapaths']."""
         datapaths = self.spec.options.get("datapaths")
+        southbound = bool(self.spec.options.get("southbound"))
         try:
-            config = faucet_config(datapaths or {}, self.spec.options.get("vid", DEFAULT_VID))
+            config = faucet_config(datapaths or {}, self.spec.options.get("vid", DEFAULT_VID), southbound)
         except (ValueError, TypeError) as exc:
             raise ControllerError(f"{self.spec.label}: cannot write faucet.yaml: {exc} "
                                   "(spec.options['datapaths'] = {dpid: [ports]})") from None
         self.config_path = self.paths(rundir)["config"]
-        self.config_path.write_text(yaml.safe_dump(config, sort_keys=True))
+        head = southbound_comments() if southbound else ""
+        self.config_path.write_text(head + yaml.safe_dump(config, sort_keys=True))
         if self.prometheus_port is None:
             self.prometheus_port = free_port()
 
@@ -141,6 +190,17 @@ class FaucetAdapter(ProcessAdapter):
         if self.prometheus_port:
             ends["prometheus"] = f"http://127.0.0.1:{self.prometheus_port}/metrics"
         return ends
+
+    def southbound_profile(self) -> SouthboundProfile:
+        """PACKET_INs as Faucet's pipeline raises them: a miss in the eth_src table is an
+        explicit output to the controller (reason ACTION) under Faucet's cookie, after the
+        vlan table pushed the port's native VLAN, which Faucet needs to learn the host."""
+        return SouthboundProfile(
+            packet_in_reason="action", packet_in_table=ETH_SRC_TABLE, packet_in_cookie=FAUCET_COOKIE,
+            vlan=int(self.spec.options.get("vid", DEFAULT_VID)), min_macs_per_switch=SOUTHBOUND_MACS_PER_SWITCH,
+            throughput_window=SOUTHBOUND_WINDOW,
+            why="Faucet answers only PACKET_INs its pipeline raises (cookie, reason, native VLAN) "
+                "and each host once (learning)")
 
     def query_version(self) -> str:
         """Faucet's version and the os-ken it runs on."""

@@ -52,7 +52,7 @@ def southbound_datapaths(trials: list[Trial]) -> dict[int, int]:
 
 
 def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult], dict]:
-    from ..workloads.sbi import OfloadOptions, run_ofload
+    from ..workloads.sbi import OfloadOptions, apply_profile, run_ofload
 
     opts = OfloadOptions(
         switches=trial.setting("switches"), macs_per_switch=trial.setting("macs_per_switch"),
@@ -66,6 +66,9 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
         topo_file.write_text(json.dumps(topology_links(trial.graph)))
         opts.topology_file = topo_file
         opts.switches = len(trial.graph.switches)
+    # The controller says how its PACKET_INs must look (Faucet: its pipeline's cookie, VLAN, ...).
+    profile = adapter.southbound_profile()
+    opts = apply_profile(opts, profile)
     spec = adapter.spec
     res = run_ofload(spec.host, spec.port, spec.openflow, opts)
     metrics = {k: (float(v) if isinstance(v, (bool, int, float)) else None) for k, v in res.metrics.items()}
@@ -76,4 +79,7 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
     if not res.metrics.get("valid"):
         reasons = res.summary.get("invalid_reasons") or ["the generator saturated or switches failed to connect"]
         result.errors.append("not valid: " + "; ".join(reasons))
-    return [result], {"engine": "sdnbench-ofload", "engine_argv": res.argv}
+    env = {"engine": "sdnbench-ofload", "engine_argv": res.argv}
+    if profile.why:
+        env["southbound_profile"] = profile.why
+    return [result], env

@@ -9,6 +9,7 @@ give it an endpoint, get an SbiResult.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -66,6 +67,10 @@ class OfloadOptions:
     tls_ca: str | None = None          # connect with TLS, trusting this CA (PEM)
     tls_cert: str | None = None        # client certificate (PEM), with tls_key
     tls_key: str | None = None
+    packet_in_reason: str | None = None  # "no-match" (ofload's default) or "action"
+    packet_in_table: int | None = None   # 1.3 only
+    packet_in_cookie: int | None = None  # 1.3 only
+    vlan: int | None = None              # tag the frames with this 802.1Q VID
     extra_args: list[str] = field(default_factory=list)
 
 
@@ -107,11 +112,33 @@ def ofload_argv(binary: str, host: str, port: int, of_version: str, opts: Ofload
         argv += ["--topology", str(opts.topology_file)]
         if opts.paths:
             argv.append("--paths")
+    for flag, value in (("--packet-in-reason", opts.packet_in_reason), ("--packet-in-table", opts.packet_in_table),
+                        ("--packet-in-cookie", opts.packet_in_cookie), ("--vlan", opts.vlan)):
+        if value is not None:
+            argv += [flag, str(value)]
     if opts.tls_ca:
         argv += ["--tls", "--tls-ca", str(opts.tls_ca)]
         if opts.tls_cert and opts.tls_key:
             argv += ["--tls-cert", str(opts.tls_cert), "--tls-key", str(opts.tls_key)]
     return argv + list(opts.extra_args)
+
+
+def apply_profile(opts: OfloadOptions, profile) -> OfloadOptions:
+    """opts adapted to a controller's SouthboundProfile (see ControllerAdapter.southbound_profile):
+    its PACKET_IN reason, table, cookie and VLAN; at least its hosts per switch; its
+    throughput window unless opts sets one."""
+    changes = {"macs_per_switch": max(opts.macs_per_switch, profile.min_macs_per_switch)}
+    if profile.packet_in_reason != "no-match":
+        changes["packet_in_reason"] = profile.packet_in_reason
+    if profile.packet_in_table:
+        changes["packet_in_table"] = profile.packet_in_table
+    if profile.packet_in_cookie:
+        changes["packet_in_cookie"] = profile.packet_in_cookie
+    if profile.vlan is not None:
+        changes["vlan"] = profile.vlan
+    if opts.throughput and not opts.window and profile.throughput_window:
+        changes["window"] = profile.throughput_window
+    return dataclasses.replace(opts, **changes)
 
 
 def topology_links(graph) -> dict:

@@ -62,6 +62,36 @@ cooldown_s: 0
     assert rows(rundir, "switches_connected")[("osken", "")]["min"] == 16
 
 
+def test_southbound_load_on_faucet_uses_its_pipeline_profile(tmp_path):
+    """Faucet answers emulated switches once its adapter's profile shapes the PACKET_INs, in both modes."""
+    need("faucet", "sdnbench-ofload")
+    rundir, res = run_experiment(tmp_path, f"""\
+name: sbi-faucet
+repetitions: 1
+openflow: "1.3"
+controllers: [{{kind: faucet, port: {free_port()}}}]
+workloads:
+  - name: setup
+    type: sbi
+    switches: 4
+    macs_per_switch: 100
+    loops: 3
+    ms_per_loop: 1000
+    sweep: {{mode: [throughput, latency]}}
+cooldown_s: 0
+""")
+    for mode in ("mode=throughput", "mode=latency"):
+        assert rows(rundir, "matched_per_s_mean")[("faucet", mode)]["mean"] > 20
+        for metric in ("unmatched", "timeouts", "decode_errors"):
+            assert rows(rundir, metric)[("faucet", mode)]["max"] == 0, (mode, metric)
+        assert rows(rundir, "switches_connected")[("faucet", mode)]["min"] == 4
+    config = next((rundir / "controllers").glob("*/faucet-faucet.yaml")).read_text()
+    assert "ignore_learn_ins: 0" in config and "# Southbound load" in config
+    with sqlite3.connect(rundir / "results.db") as db:
+        argv = [json.loads(r[0]) for r in db.execute("SELECT environment FROM trial")]
+    assert argv and all("--vlan" in e["engine_argv"] and "1000000" in e["engine_argv"] for e in argv)
+
+
 def test_northbound_load_then_overload_reads_the_load_result(tmp_path):
     """The overload phase runs at 2x the throughput the load phase measured, per controller."""
     need("ryu", "faucet", "sdnbench-apiload")

@@ -80,3 +80,22 @@ def test_aggregate_over_repetitions():
     assert agg["responses_per_s_mean"]["mean"] == 200.0 and agg["responses_per_s_mean"]["n"] == 3
     assert agg["latency_p99_us"]["sd"] == 0.0
     assert agg["valid"] == {"n": 3, "all": False}
+
+
+def test_profile_sets_packet_in_flags_and_at_least_its_hosts():
+    from sdnbench.controllers.base import SouthboundProfile
+
+    prof = SouthboundProfile(packet_in_reason="action", packet_in_table=1, packet_in_cookie=77, vlan=100,
+                             min_macs_per_switch=5000, throughput_window=16)
+    opts = sbi.apply_profile(sbi.OfloadOptions(macs_per_switch=1000), prof)
+    assert (opts.macs_per_switch, opts.window) == (5000, 16)
+    argv = sbi.ofload_argv("x", "h", 1, "1.3", opts)
+    pairs = dict(zip(argv, argv[1:]))
+    assert (pairs["--packet-in-reason"], pairs["--packet-in-table"], pairs["--packet-in-cookie"], pairs["--vlan"]) \
+        == ("action", "1", "77", "100")
+    assert sbi.apply_profile(sbi.OfloadOptions(macs_per_switch=10 ** 6, window=64), prof).macs_per_switch == 10 ** 6
+    assert sbi.apply_profile(sbi.OfloadOptions(window=64), prof).window == 64, "the workload's window wins"
+    assert sbi.apply_profile(sbi.OfloadOptions(throughput=False), prof).window is None
+    plain = sbi.apply_profile(sbi.OfloadOptions(), SouthboundProfile())
+    assert plain == sbi.OfloadOptions()
+    assert not any(a.startswith("--packet-in") or a == "--vlan" for a in sbi.ofload_argv("x", "h", 1, "1.0", plain))

@@ -3,7 +3,7 @@
 //! `Message::decode` copies action lists and packet data, which at hundreds
 //! of thousands of responses per second would cost more than the controller.
 
-use crate::types::{oxm_get, OFPFW10_DL_SRC, OXM_ETH_SRC};
+use crate::types::{oxm_get, OFPFW10_DL_DST, OFPFW10_DL_SRC, OXM_ETH_DST, OXM_ETH_SRC};
 use crate::wire::{pad8, Reader};
 use crate::{msg_type, DecodeError, Header, OFP10};
 
@@ -23,6 +23,10 @@ pub struct ResponseView<'a> {
     /// packet sent (PACKET_OUT) sits in the message; read it with `eth_src()`.
     /// Kept as an offset because most answers are matched by buffer id alone.
     eth_src_at: Option<usize>,
+    /// Where the Ethernet destination a FLOW_MOD matches on sits (None for
+    /// PACKET_OUT): learning switches such as Faucet install a flow *to* each
+    /// learned host as well as one *from* it.
+    eth_dst_at: Option<usize>,
     msg: &'a [u8],
     /// The packet a PACKET_OUT carries (empty for FLOW_MOD or buffered output).
     pub packet: &'a [u8],
@@ -40,6 +44,11 @@ impl ResponseView<'_> {
     /// Ethernet source the flow matches on (FLOW_MOD) or of the packet sent (PACKET_OUT).
     pub fn eth_src(&self) -> Option<[u8; 6]> {
         self.eth_src_at.map(|at| mac_at(self.msg, at))
+    }
+
+    /// Ethernet destination a FLOW_MOD matches on.
+    pub fn eth_dst(&self) -> Option<[u8; 6]> {
+        self.eth_dst_at.map(|at| mac_at(self.msg, at))
     }
 
     /// True for a PACKET_OUT carrying LLDP or BDDP (link discovery, not a response).
@@ -76,7 +85,8 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
             // header 8, match 40 (wildcards @8, dl_src @14), cookie 8, command @56, buffer_id @64
             need(72, "flow_mod")?;
             let eth_src_at = (be32(8) & OFPFW10_DL_SRC == 0).then_some(14);
-            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
+            let eth_dst_at = (be32(8) & OFPFW10_DL_DST == 0).then_some(20);
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: be16(56) }, buffer_id: be32(64), eth_src_at, eth_dst_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
         }
         msg_type::FLOW_MOD => {
             // header 8, cookie+mask 16, table @24, command @25, buffer_id @32, match @48
@@ -87,8 +97,9 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
             }
             need(48 + len, "flow_mod match")?;
             let fields = &m[52..48 + len];
-            let eth_src_at = oxm_get(fields, OXM_ETH_SRC).filter(|v| v.len() == 6).map(|v| v.as_ptr() as usize - m.as_ptr() as usize);
-            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
+            let at = |field| oxm_get(fields, field).filter(|v| v.len() == 6).map(|v| v.as_ptr() as usize - m.as_ptr() as usize);
+            let (eth_src_at, eth_dst_at) = (at(OXM_ETH_SRC), at(OXM_ETH_DST));
+            Ok(Some(ResponseView { kind: ResponseKind::FlowMod { command: m[25] as u16 }, buffer_id: be32(32), eth_src_at, eth_dst_at, msg: m, packet: &[], in_port: 0, actions: &[] }))
         }
         msg_type::PACKET_OUT => {
             let (fixed, actions_len, in_port) = if h.version == OFP10 {
@@ -102,7 +113,7 @@ pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError
             let packet = &m[fixed + actions_len..];
             let actions = &m[fixed..fixed + actions_len];
             let eth_src_at = (packet.len() >= 12).then_some(fixed + actions_len + 6);
-            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src_at, msg: m, packet, in_port, actions }))
+            Ok(Some(ResponseView { kind: ResponseKind::PacketOut, buffer_id: be32(8), eth_src_at, eth_dst_at: None, msg: m, packet, in_port, actions }))
         }
         _ => Ok(None),
     }

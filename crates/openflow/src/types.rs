@@ -26,6 +26,7 @@ pub struct Match10 {
 
 /// OFPFW_DL_SRC: the match ignores the Ethernet source.
 pub const OFPFW10_DL_SRC: u32 = 1 << 2;
+pub const OFPFW10_DL_DST: u32 = 1 << 3;
 
 impl Match10 {
     pub const LEN: usize = 40;

@@ -67,6 +67,22 @@ pub struct Config {
     /// switches without packet buffers do; responses are then matched by content.
     #[arg(long)]
     pub no_buffer: bool,
+    /// PACKET_IN reason: no-match (a table miss, as cbench sends) or action
+    /// (an explicit output to the controller, as a controller's own
+    /// pipeline raises them; Faucet ignores table misses).
+    #[arg(long = "packet-in-reason", default_value = "no-match", value_parser = parse_reason)]
+    pub packet_in_reason: u8,
+    /// PACKET_IN table id (OpenFlow 1.3 only): the table whose flow sent the packet up.
+    #[arg(long = "packet-in-table", default_value_t = 0)]
+    pub packet_in_table: u8,
+    /// PACKET_IN cookie (OpenFlow 1.3 only): the cookie of the flow that sent
+    /// the packet up. Faucet answers only its own (default 1524372928).
+    #[arg(long = "packet-in-cookie", default_value_t = 0)]
+    pub packet_in_cookie: u64,
+    /// Tag the generated frames with this 802.1Q VLAN id (1..4094), as a
+    /// pipeline that pushes a port's native VLAN before the PACKET_IN would.
+    #[arg(long)]
+    pub vlan: Option<u16>,
     /// A PACKET_IN unanswered after this long is counted as timed out (e.g. 2s, 500ms).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub timeout: Duration,
@@ -112,7 +128,11 @@ const EXAMPLES: &str = "Examples:
   # OpenFlow 1.3 latency distribution, 1 outstanding PACKET_IN per switch, 500 ms loops:
   sdnbench-ofload -p 6653 -V 1.3 -s 8 -l 20 -m 500
   # fail (exit 1) below 10k responses/s or when p99 exceeds 5 ms:
-  sdnbench-ofload -t --min-rate 10000 --max-p99-us 5000";
+  sdnbench-ofload -t --min-rate 10000 --max-p99-us 5000
+  # Faucet (ports natively in VLAN 100): PACKET_INs as its pipeline raises them,
+  # enough hosts that none is presented twice (Faucet answers a host once):
+  sdnbench-ofload -V 1.3 -s 4 -M 1000000 --packet-in-reason action \\
+    --packet-in-table 1 --packet-in-cookie 1524372928 --vlan 100";
 
 /// Accepts 1.0 / 1.3 (also 10, 13, OpenFlow10, OpenFlow13).
 pub fn parse_version(s: &str) -> Result<u8, String> {
@@ -120,6 +140,15 @@ pub fn parse_version(s: &str) -> Result<u8, String> {
         "1.0" | "10" | "1" => Ok(openflow::OFP10),
         "1.3" | "13" | "4" => Ok(openflow::OFP13),
         other => Err(format!("unsupported OpenFlow version {other:?}: use 1.0 or 1.3")),
+    }
+}
+
+/// Accepts no-match / action (also the numbers 0 / 1).
+pub fn parse_reason(s: &str) -> Result<u8, String> {
+    match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+        "no-match" | "nomatch" | "0" => Ok(crate::packet::REASON_NO_MATCH),
+        "action" | "1" => Ok(crate::packet::REASON_ACTION),
+        other => Err(format!("PACKET_IN reason {other:?}: use no-match or action")),
     }
 }
 
@@ -154,7 +183,18 @@ impl Config {
         if self.ms_per_loop < 10 {
             return Err("--ms-per-test must be at least 10 ms".into());
         }
+        if self.version == openflow::OFP10 && (self.packet_in_table != 0 || self.packet_in_cookie != 0) {
+            return Err("--packet-in-table and --packet-in-cookie need -V 1.3 (OpenFlow 1.0 PACKET_INs have neither)".into());
+        }
+        if let Some(vid) = self.vlan.filter(|v| !(1..=4094).contains(v)) {
+            return Err(format!("--vlan {vid}: must be 1..4094"));
+        }
         Ok(())
+    }
+
+    /// How the switches' PACKET_INs look (reason, table, cookie, VLAN tag).
+    pub fn packet_in_profile(&self) -> crate::packet::Profile {
+        crate::packet::Profile { reason: self.packet_in_reason, table_id: self.packet_in_table, cookie: self.packet_in_cookie, vlan: self.vlan }
     }
 
     /// Outstanding PACKET_INs per switch: 1 in latency mode.
@@ -184,5 +224,18 @@ mod tests {
         assert_eq!((c.switches, c.macs, c.loops, c.ms_per_loop, c.warmup, c.throughput), (16, 1000, 5, 10000, 1, true));
         assert_eq!(c.version, openflow::OFP10);
         c.validate().unwrap();
+        assert_eq!(c.packet_in_profile(), crate::packet::Profile::default(), "cbench's PACKET_INs unless asked");
+    }
+
+    #[test]
+    fn packet_in_profile_flags() {
+        let c = Config::try_parse_from(["x", "-V", "1.3", "--packet-in-reason", "action", "--packet-in-table", "1", "--packet-in-cookie", "1524372928", "--vlan", "100"]).unwrap();
+        c.validate().unwrap();
+        assert_eq!(c.packet_in_profile(), crate::packet::Profile { reason: 1, table_id: 1, cookie: 1_524_372_928, vlan: Some(100) });
+        assert!(Config::try_parse_from(["x", "--packet-in-reason", "later"]).is_err());
+        let bad = |args: &[&str]| Config::try_parse_from(["x"].iter().chain(args)).unwrap().validate().is_err();
+        assert!(bad(&["--packet-in-cookie", "5"]), "cookies are 1.3 only");
+        assert!(bad(&["-V", "1.3", "--vlan", "4095"]));
+        assert!(!bad(&["--packet-in-reason", "action", "--vlan", "7"]), "reason and VLAN exist in 1.0");
     }
 }

@@ -3,7 +3,7 @@
 //! with `readable()`/`writable()`, so a controller that is busy writing to us
 //! can never deadlock against our writes, and both directions are batched.
 
-use crate::packet::{self, Template};
+use crate::packet::{self, Profile, Template, Ties};
 use crate::proto::SwitchState;
 use crate::stats::Snapshot;
 use crate::topology::Relay;
@@ -82,6 +82,8 @@ struct Switch {
     idx: u32,
     sw: SwitchState,
     template: Template,
+    /// How every PACKET_IN of this switch looks (reason, table, cookie, VLAN).
+    profile: Profile,
     tracker: Tracker,
     window: u32,
     refill: u32,
@@ -104,10 +106,12 @@ struct Switch {
 pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>, inbox: Option<Inbox>) -> SwitchEnd {
     let cfg = &shared.cfg;
     let ports = cfg.ports.max(shared.topology.as_ref().map_or(0, |t| t.max_port()));
+    let profile = cfg.packet_in_profile();
     let mut s = Switch {
         idx,
         sw: SwitchState::new(cfg.version, cfg.dpid_offset + idx as u64, ports),
-        template: Template::new(cfg.version, idx, packet::dst_mac(shared.paths.as_ref().map_or(idx, |p| p.partner[idx as usize])), !cfg.no_buffer),
+        template: Template::new(cfg.version, idx, packet::dst_mac(shared.paths.as_ref().map_or(idx, |p| p.partner[idx as usize])), !cfg.no_buffer, &profile),
+        profile,
         tracker: Tracker::new(cfg.effective_window()),
         window: cfg.effective_window(),
         refill: (cfg.effective_window() / 8).max(1),
@@ -208,7 +212,7 @@ impl Switch {
                     // A neighbour's discovery frame arrives on our linked port
                     // (dropped until our own handshake is done, as on a real link).
                     if self.sw.features_sent {
-                        packet::packet_in(self.sw.version, relay.port, NO_BUFFER, relay.frame).encode_into(&mut self.out);
+                        packet::packet_in(self.sw.version, relay.port, NO_BUFFER, relay.frame, &self.profile).encode_into(&mut self.out);
                         self.local.relayed += 1;
                     }
                 }
@@ -286,9 +290,8 @@ impl Switch {
         if !self.learn {
             return;
         }
-        let mut f = packet::frame(packet::dst_mac(self.idx), packet::host_mac(self.idx, 0), self.idx, 0);
-        f[42..46].fill(0); // not a test packet: no magic
-        packet::packet_in(self.sw.version, packet::DST_PORT, NO_BUFFER, f).encode_into(&mut self.out);
+        let f = packet::learn_frame(self.idx, self.profile.vlan);
+        packet::packet_in(self.sw.version, packet::DST_PORT, NO_BUFFER, f, &self.profile).encode_into(&mut self.out);
     }
 
     /// Handles every complete message in `buf`; returns the bytes consumed.
@@ -360,17 +363,11 @@ impl Switch {
                 return;
             }
         }
-        let outcome = if v.buffer_id != NO_BUFFER && v.buffer_id <= 0x7fff_ffff {
-            self.tracker.answer_seq(v.buffer_id, now)
-        } else if let Some(seq) = packet::seq_of(self.idx, v.packet) {
-            self.tracker.answer_seq(seq, now)
-        } else if let Some(host) = v.eth_src().and_then(|m| packet::host_of(self.idx, &m)) {
-            if host == 0xff_ffff {
-                return; // answer to the learning packet
-            }
-            self.tracker.answer_host(host, now)
-        } else {
-            Outcome::Unmatched
+        let outcome = match packet::ties_to(&v, self.idx) {
+            Ties::Seq(seq) => self.tracker.answer_seq(seq, now),
+            Ties::Host(host) => self.tracker.answer_host(host, now),
+            Ties::Learning => return, // answer to the learning packet
+            Ties::Nothing => Outcome::Unmatched,
         };
         self.local.responses += 1;
         match outcome {

@@ -2,19 +2,42 @@
 //! to one. Each request carries its sequence number three ways: as the buffer
 //! id, inside the UDP payload (for unbuffered PACKET_OUTs that echo the
 //! packet) and, through the source MAC, as the host it came from (for
-//! FLOW_MODs that match on it).
+//! FLOW_MODs that match on it, or on it as destination).
 
+use openflow::fast::ResponseView;
 use openflow::{Body, Message, Oxm, PacketIn, NO_BUFFER, OFP10};
 
 /// Marks packets this tool built, so foreign packets are never mis-matched.
 pub const MAGIC: [u8; 4] = *b"SBOF";
-/// Length of the Ethernet frame inside each PACKET_IN (same as cbench).
+/// Length of the untagged Ethernet frame inside each PACKET_IN (same as
+/// cbench); a VLAN tag adds 4 bytes, as it does on the wire.
 pub const FRAME_LEN: usize = 64;
-/// Offset of MAGIC in the frame: Ethernet 14 + IPv4 20 + UDP 8.
+/// Offset of MAGIC in an untagged frame: Ethernet 14 + IPv4 20 + UDP 8.
 const PAYLOAD_AT: usize = 42;
+const TPID_8021Q: [u8; 2] = [0x81, 0x00];
 /// Port the hosts sit behind; the destination host sits behind port 2.
 pub const HOST_PORT: u32 = 1;
 pub const DST_PORT: u32 = 2;
+/// ofp_packet_in_reason: no matching flow (table miss), and an explicit output to the controller.
+pub const REASON_NO_MATCH: u8 = 0;
+pub const REASON_ACTION: u8 = 1;
+/// Host index of the destination host (the learning packet's source).
+pub const DST_HOST: u32 = 0xff_ffff;
+
+/// How the PACKET_INs look beyond the packet itself: the reason, table and
+/// cookie of the flow entry that raised them, and the VLAN tag the switch
+/// pipeline pushed before sending them up. The default is cbench's: a table
+/// miss in table 0, cookie 0, untagged. Controllers that accept only the
+/// PACKET_INs their own flows raise (Faucet checks cookie, reason and the
+/// port's native VLAN) need these set to what their pipeline would send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Profile {
+    pub reason: u8,
+    pub table_id: u8,
+    pub cookie: u64,
+    /// 802.1Q VID of the frames (None: untagged).
+    pub vlan: Option<u16>,
+}
 
 /// MAC of host `host` behind switch `switch` (locally administered unicast).
 pub fn host_mac(switch: u32, host: u32) -> [u8; 6] {
@@ -23,7 +46,7 @@ pub fn host_mac(switch: u32, host: u32) -> [u8; 6] {
 
 /// The host all test traffic is addressed to (one per switch).
 pub fn dst_mac(switch: u32) -> [u8; 6] {
-    host_mac(switch, 0xff_ffff)
+    host_mac(switch, DST_HOST)
 }
 
 /// The host index encoded in a MAC this switch generated, if it is one.
@@ -37,11 +60,17 @@ pub fn owner_of(mac: &[u8; 6]) -> Option<(u32, u32)> {
     (mac[0] == 0x02).then(|| (u32::from_be_bytes([0, 0, mac[1], mac[2]]), u32::from_be_bytes([0, mac[3], mac[4], mac[5]])))
 }
 
-/// A 64-byte Ethernet/IPv4/UDP frame from `src` to `dst` carrying `seq`.
-pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32) -> Vec<u8> {
-    let mut f = Vec::with_capacity(FRAME_LEN);
+/// A 64-byte Ethernet/IPv4/UDP frame from `src` to `dst` carrying `seq`
+/// (68 bytes with an 802.1Q tag for `vlan`).
+pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32, vlan: Option<u16>) -> Vec<u8> {
+    let tag = if vlan.is_some() { 4 } else { 0 };
+    let mut f = Vec::with_capacity(FRAME_LEN + tag);
     f.extend_from_slice(&dst);
     f.extend_from_slice(&src);
+    if let Some(vid) = vlan {
+        f.extend_from_slice(&TPID_8021Q);
+        f.extend_from_slice(&(vid & 0x0fff).to_be_bytes()); // PCP 0, DEI 0
+    }
     f.extend_from_slice(&[0x08, 0x00]);
     // IPv4: 10.0.0.1 -> 10.0.0.2, UDP, total length 50.
     let mut ip = [0x45, 0, 0, 50, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
@@ -53,13 +82,31 @@ pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32) -> Vec<u8> {
     f.extend_from_slice(&MAGIC);
     f.extend_from_slice(&switch.to_be_bytes());
     f.extend_from_slice(&seq.to_be_bytes());
-    f.resize(FRAME_LEN, 0);
+    f.resize(FRAME_LEN + tag, 0);
     f
+}
+
+/// The learning packet: from the destination host, not a test packet (no magic).
+pub fn learn_frame(switch: u32, vlan: Option<u16>) -> Vec<u8> {
+    let mut f = frame(dst_mac(switch), host_mac(switch, 0), switch, 0, vlan);
+    let at = payload_at(&f);
+    f[at..at + 4].fill(0);
+    f
+}
+
+/// Where the UDP payload starts, looking through one VLAN tag.
+fn payload_at(frame: &[u8]) -> usize {
+    if frame.get(12..14) == Some(&TPID_8021Q[..]) {
+        PAYLOAD_AT + 4
+    } else {
+        PAYLOAD_AT
+    }
 }
 
 /// Sequence number carried in a frame this switch built, if it is one.
 pub fn seq_of(switch: u32, frame: &[u8]) -> Option<u32> {
-    let p = frame.get(PAYLOAD_AT..PAYLOAD_AT + 12)?;
+    let at = payload_at(frame);
+    let p = frame.get(at..at + 12)?;
     (p[..4] == MAGIC && p[4..8] == switch.to_be_bytes()).then(|| u32::from_be_bytes([p[8], p[9], p[10], p[11]]))
 }
 
@@ -68,17 +115,19 @@ pub fn seq_of(switch: u32, frame: &[u8]) -> Option<u32> {
 pub struct Template {
     bytes: Vec<u8>,
     frame_at: usize,
+    payload_at: usize,
     buffered: bool,
 }
 
 impl Template {
     /// Requests from `switch`'s hosts to `dst` (its own destination host, or
     /// another switch's in path mode).
-    pub fn new(version: u8, switch: u32, dst: [u8; 6], buffered: bool) -> Template {
-        let data = frame(host_mac(switch, 0), dst, switch, 0);
-        let bytes = packet_in(version, HOST_PORT, 0, data).encode();
-        let frame_at = bytes.len() - FRAME_LEN;
-        Template { bytes, frame_at, buffered }
+    pub fn new(version: u8, switch: u32, dst: [u8; 6], buffered: bool, profile: &Profile) -> Template {
+        let data = frame(host_mac(switch, 0), dst, switch, 0, profile.vlan);
+        let (len, payload_at) = (data.len(), payload_at(&data));
+        let bytes = packet_in(version, HOST_PORT, 0, data, profile).encode();
+        let frame_at = bytes.len() - len;
+        Template { bytes, frame_at, payload_at, buffered }
     }
 
     /// Appends the PACKET_IN for request `seq` from host `host`.
@@ -91,21 +140,61 @@ impl Template {
         m[8..12].copy_from_slice(&buffer_id.to_be_bytes());
         let f = self.frame_at;
         m[f + 6..f + 12].copy_from_slice(&host_mac(switch, host));
-        m[f + PAYLOAD_AT + 8..f + PAYLOAD_AT + 12].copy_from_slice(&seq.to_be_bytes());
+        let p = f + self.payload_at;
+        m[p + 8..p + 12].copy_from_slice(&seq.to_be_bytes());
     }
 }
 
-/// A table-miss PACKET_IN of `data` arriving on `in_port`.
-pub fn packet_in(version: u8, in_port: u32, buffer_id: u32, data: Vec<u8>) -> Message {
+/// A PACKET_IN of `data` arriving on `in_port`, with the profile's reason,
+/// table and cookie (the last two exist in 1.3 only).
+pub fn packet_in(version: u8, in_port: u32, buffer_id: u32, data: Vec<u8>, profile: &Profile) -> Message {
+    let v10 = version == OFP10;
     let pi = PacketIn {
         buffer_id,
         total_len: data.len() as u16,
-        in_port: if version == OFP10 { in_port as u16 } else { 0 },
-        matched: if version == OFP10 { Oxm::default() } else { Oxm::in_port(in_port) },
+        in_port: if v10 { in_port as u16 } else { 0 },
+        reason: profile.reason,
+        table_id: if v10 { 0 } else { profile.table_id },
+        cookie: if v10 { 0 } else { profile.cookie },
+        matched: if v10 { Oxm::default() } else { Oxm::in_port(in_port) },
         data,
-        ..Default::default()
     };
     Message::new(version, 0, Body::PacketIn(pi))
+}
+
+/// What a FLOW_MOD or PACKET_OUT names of this switch's requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ties {
+    /// A request's sequence number (buffer id, or the payload of an echoed packet).
+    Seq(u32),
+    /// One of our hosts, as source or as destination of the flow.
+    Host(u32),
+    /// The destination host: an answer to the learning packet, not to a request.
+    Learning,
+    Nothing,
+}
+
+/// Ties a response to what it answers, in order: buffer id, echoed payload,
+/// matched source MAC, matched destination MAC. A learning switch that
+/// installs a flow from the host and one to it (Faucet's eth_src and
+/// eth_dst tables) names the host both ways; the first flow matches the
+/// request and the second counts as its duplicate.
+pub fn ties_to(v: &ResponseView, switch: u32) -> Ties {
+    if v.buffer_id != NO_BUFFER && v.buffer_id <= 0x7fff_ffff {
+        return Ties::Seq(v.buffer_id);
+    }
+    if let Some(seq) = seq_of(switch, v.packet) {
+        return Ties::Seq(seq);
+    }
+    match v.eth_src().and_then(|m| host_of(switch, &m)) {
+        Some(DST_HOST) => return Ties::Learning,
+        Some(host) => return Ties::Host(host),
+        None => {}
+    }
+    match v.eth_dst().and_then(|m| host_of(switch, &m)) {
+        Some(host) if host != DST_HOST => Ties::Host(host),
+        _ => Ties::Nothing,
+    }
 }
 
 /// Buffer ids are request sequence numbers kept below NO_BUFFER.
@@ -121,7 +210,7 @@ mod tests {
     #[test]
     fn template_patches_decode_as_packet_ins() {
         for version in [OFP10, OFP13] {
-            let t = Template::new(version, 7, dst_mac(7), true);
+            let t = Template::new(version, 7, dst_mac(7), true, &Profile::default());
             let mut out = Vec::new();
             t.push(&mut out, 7, 1234, 99);
             let m = Message::decode(&out).unwrap();
@@ -132,7 +221,79 @@ mod tests {
             assert_eq!(host_of(7, pi.data[6..12].try_into().unwrap()), Some(99));
             assert_eq!(seq_of(8, &pi.data), None, "another switch's packet is not ours");
         }
-        assert_eq!(Template::new(OFP10, 1, dst_mac(1), true).bytes.len(), 82, "same size as cbench's");
+        assert_eq!(Template::new(OFP10, 1, dst_mac(1), true, &Profile::default()).bytes.len(), 82, "same size as cbench's");
         assert_eq!(owner_of(&host_mac(300, 99)), Some((300, 99)));
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    /// What Faucet's pipeline sends up for an untagged packet on a port whose
+    /// native VLAN is 100: reason ACTION, table 1 (eth_src), Faucet's cookie, tagged frame.
+    const FAUCET_STYLE: Profile = Profile { reason: REASON_ACTION, table_id: 1, cookie: 1_524_372_928, vlan: Some(100) };
+
+    #[test]
+    fn tagged_13_packet_in_golden_bytes() {
+        let t = Template::new(OFP13, 7, dst_mac(7), true, &FAUCET_STYLE);
+        let mut out = Vec::new();
+        t.push(&mut out, 7, 1234, 99);
+        // Written out by hand from the OpenFlow 1.3 spec (ofp_packet_in, OXM in_port) and 802.1Q.
+        let golden = unhex(
+            "040a006e 000004d2  000004d2 0044 01 01 000000005adc15c0  0001000c 80000004 00000001 00000000  0000
+             020007ffffff 020007000063 8100 0064 0800
+             4500003200000000401166b90a0000010a000002  9c409c41001e0000  53424f46 00000007 000004d2
+             00000000000000000000",
+        );
+        assert_eq!(out, golden);
+        let Body::PacketIn(pi) = Message::decode(&out).unwrap().body else { panic!("not a packet-in") };
+        assert_eq!((pi.reason, pi.table_id, pi.cookie, pi.total_len), (1, 1, 1_524_372_928, 68));
+        assert_eq!(seq_of(7, &pi.data), Some(1234), "the sequence number is found behind the tag");
+        let learn = learn_frame(7, Some(100));
+        assert_eq!((learn.len(), &learn[12..16]), (68, &[0x81, 0, 0, 100][..]));
+        assert_eq!(seq_of(7, &learn), None, "the learning packet is no test packet");
+        // In 1.0 the reason is kept; table and cookie do not exist.
+        let v10 = Profile { table_id: 0, cookie: 0, ..FAUCET_STYLE };
+        let Body::PacketIn(pi) = Message::decode(&packet_in(OFP10, 1, NO_BUFFER, learn, &v10).encode()).unwrap().body else { panic!() };
+        assert_eq!((pi.reason, pi.in_port), (REASON_ACTION, 1));
+    }
+
+    #[test]
+    fn faucet_style_flow_mods_tie_to_the_learned_host() {
+        use openflow::fast::response_view;
+        // Serialised by os-ken 3.1 (OFPFlowMod) as Faucet 1.10 sends them on
+        // learning 02:00:07:00:00:63 on port 1, VLAN 100: the eth_src table
+        // flow (in_port, vlan_vid, eth_src; goto eth_dst) ...
+        let src = unhex(
+            "040e005800000000000000005adc15c0000000000000000001000000012c1ffeffffffff000000000000000000000000
+             0001001c80000004000000018000080602000700006380000c021064000000000001000802000000",
+        );
+        // ... and the eth_dst table flow (vlan_vid, eth_dst; pop VLAN, output 1).
+        let dst = unhex(
+            "040e006800000000000000005adc15c000000000000000000200012c00002000ffffffff000000000000000000000000
+             000100148000060602000700006380000c02106400000000000400200000000000120008000000000000001000000001ffe5000000000000",
+        );
+        let (vs, vd) = (response_view(&src).unwrap().unwrap(), response_view(&dst).unwrap().unwrap());
+        assert_eq!(ties_to(&vs, 7), Ties::Host(99));
+        assert_eq!(ties_to(&vd, 7), Ties::Host(99));
+        assert_eq!(ties_to(&vs, 8), Ties::Nothing, "another switch's host");
+        let mut t = crate::tracker::Tracker::new(8);
+        t.sent(0, 98, 0);
+        t.sent(1, 99, 10);
+        let answer = |t: &mut crate::tracker::Tracker, v| match ties_to(v, 7) {
+            Ties::Host(h) => t.answer_host(h, 110),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(answer(&mut t, &vs), crate::tracker::Outcome::Matched { latency_ns: 100 });
+        assert_eq!(answer(&mut t, &vd), crate::tracker::Outcome::Duplicate);
+        assert_eq!(t.outstanding(), 1, "host 98 is still waiting");
+        // A flow for the destination host answers the learning packet.
+        let mut learn = dst.clone();
+        learn[56..62].copy_from_slice(&dst_mac(7)); // OXM eth_dst value
+        assert_eq!(ties_to(&response_view(&learn).unwrap().unwrap(), 7), Ties::Nothing);
+        let mut learn = src.clone();
+        learn[64..70].copy_from_slice(&dst_mac(7)); // OXM eth_src value
+        assert_eq!(ties_to(&response_view(&learn).unwrap().unwrap(), 7), Ties::Learning);
     }
 }
