@@ -43,6 +43,7 @@ def serve_controller(spec: ControllerSpec, rundir: Path, switches: int = 0, port
         raise ControllerError(f"{spec.kind!r} has no process for sdnbench to start")
     if switches:
         spec.options["datapaths"] = {OFLOAD_FIRST_DPID + i: ports for i in range(switches)}
+        spec.options["southbound"] = True  # emulated switches: Faucet's benchmark settings (docs/controllers.md)
     rundir.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(rundir)
     try:

@@ -37,7 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 from sdnbench.controllers import ADAPTERS, ControllerSpec, make_adapter  # noqa: E402
 from sdnbench.controllers.process import free_port, port_listening  # noqa: E402
+from sdnbench.controllers.base import SouthboundProfile  # noqa: E402
 from sdnbench.runner.execute import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID  # noqa: E402
+from sdnbench.workloads.sbi import OfloadOptions, apply_profile, ofload_argv  # noqa: E402
 
 BIN = Path(os.environ.get("SDNBENCH_BIN_DIR", ROOT / "target" / "release"))
 COLUMNS = ["rep", "controller", "mode", "tool", "openflow", "switches", "macs", "loops", "warmup", "ms_per_loop",
@@ -77,8 +79,8 @@ class Responder:
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
 
-    def ofload_args(self) -> list[str]:
-        return []
+    def profile(self) -> SouthboundProfile:
+        return SouthboundProfile()
 
     def stop(self) -> None:
         if self.proc:
@@ -99,7 +101,7 @@ class Adapted:
         # Faucet must know its switches: the datapaths sdnbench-ofload and cbench emulate (dpids 1..N).
         datapaths = {OFLOAD_FIRST_DPID + i: OFLOAD_DEFAULT_PORTS for i in range(switches)}
         spec = ControllerSpec(kind=self.kind, label=self.kind, openflow=version, app=self.app, port=port,
-                              options={"datapaths": datapaths})
+                              options={"datapaths": datapaths, "southbound": True})
         self.adapter = make_adapter(spec)
         self.adapter.start(self.rawdir / f"{self.kind}-of{version}-{port}")
         return port
@@ -108,10 +110,9 @@ class Adapted:
         pids = self.adapter.pids() if self.adapter else []
         return pids[0] if pids else None
 
-    def ofload_args(self) -> list[str]:
-        """What the adapter says ofload must send for this controller to answer (Faucet's pipeline)."""
-        profile = getattr(self.adapter, "ofload_args", None)
-        return list(profile()) if profile else []
+    def profile(self) -> SouthboundProfile:
+        """The PACKET_INs this controller answers (Faucet: its pipeline's), as its adapter says."""
+        return self.adapter.southbound_profile()
 
     def stop(self) -> None:
         if self.adapter:
@@ -206,9 +207,10 @@ def run_ofload(args, ctl, name: str, mode: str, switches: int, version: str, thr
     raw = rawdir / f"ofload-{name}-{mode}-of{version}-T{threads}-rep{rep}.jsonl"
 
     def argv(port: int) -> list[str]:
-        return [str(BIN / "sdnbench-ofload"), "-c", "127.0.0.1", "-p", str(port), "-V", version, "-s", str(switches),
-                "-M", str(args.macs), "-l", str(args.loops), "-m", str(args.ms), "-w", str(args.warmup),
-                "-T", str(threads)] + (["-t"] if mode == "throughput" else []) + ctl.ofload_args()
+        # As the sbi workload runs it: the controller's profile may raise -M (Faucet answers a host once).
+        opts = OfloadOptions(switches=switches, macs_per_switch=args.macs, loops=args.loops, ms_per_loop=args.ms,
+                             warmup_loops=args.warmup, throughput=mode == "throughput", threads=threads)
+        return ofload_argv(str(BIN / "sdnbench-ofload"), "127.0.0.1", port, version, apply_profile(opts, ctl.profile()))
     cores, text = measure(ctl, version, switches, argv, raw, args.loops * args.ms / 1000 + 60)
     row.update(controller_cores=fmt(cores, 2), raw=raw.name)
     summary = None
@@ -222,7 +224,7 @@ def run_ofload(args, ctl, name: str, mode: str, switches: int, version: str, thr
     if summary is None:
         return {**row, "valid": "error"}
     rate, lat, gen = summary["responses_per_s"], summary["latency_us"] or {}, summary["generator_cpu"]
-    row.update(mean_rps=fmt(rate["mean"]), sd_rps=fmt(rate["sd"]), min_rps=fmt(rate["min"]), max_rps=fmt(rate["max"]),
+    row.update(macs=summary["macs_per_switch"], mean_rps=fmt(rate["mean"]), sd_rps=fmt(rate["sd"]), min_rps=fmt(rate["min"]), max_rps=fmt(rate["max"]),
                latency_p50_us=fmt(lat.get("p50")), latency_p99_us=fmt(lat.get("p99")),
                generator_cores=fmt(gen["cores_used"], 2),
                cpu_ns_per_response=fmt(gen["cores_used"] * 1e9 / rate["mean"], 0) if rate["mean"] else "",
