@@ -18,7 +18,7 @@ pub fn run(cfg: Config) -> i32 {
         return 2;
     }
     raise_fd_limit();
-    let threads = if cfg.threads > 0 { cfg.threads } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) };
+    let threads = if cfg.threads > 0 { cfg.threads } else { crate::workers::default_threads() };
     // The coordinator sleeps through the loops on the main thread; the
     // switches run on the worker threads.
     let (rt, workers) = match (tokio::runtime::Builder::new_current_thread().enable_all().build(), Workers::start(threads)) {
