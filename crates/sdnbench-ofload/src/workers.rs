@@ -14,11 +14,11 @@ use tokio::sync::oneshot;
 /// Worker threads when `-T` is not given. On a machine the generator shares
 /// with the controller (the usual case: every CPU is ours to run on) it takes
 /// half the CPUs, at least one, and leaves the rest to the controller; a
-/// generator that competes with the controller for cores measures less (on
-/// two cores, two workers measured about 15 % less than one in latency
-/// mode). When the process was confined to fewer CPUs than the machine has
-/// (taskset, cpuset, a CPU quota), those CPUs are the generator's own and it
-/// uses them all.
+/// generator that competes with the controller for cores measures no more
+/// and costs more (on two cores, two workers spent 10-20 % more CPU per
+/// response than one in latency mode). When the process was confined to
+/// fewer CPUs than the machine has (taskset, cpuset, a CPU quota), those
+/// CPUs are the generator's own and it uses them all.
 pub fn default_threads() -> usize {
     let ours = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     // SAFETY: sysconf only reads a system value.
