@@ -89,7 +89,8 @@ pub struct Config {
     /// Give up when not every switch completed its handshake within this time.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
-    /// Worker threads of the generator (0 = one per available CPU).
+    /// Worker threads of the generator (0 = half the CPUs, at least one; all
+    /// of them when the process is confined to fewer CPUs than the machine has).
     #[arg(short = 'T', long, default_value_t = 0)]
     pub threads: usize,
     /// Topology-aware mode: JSON file {"links": [[switch, port, switch, port], ...]}

@@ -1,6 +1,6 @@
 //! One emulated switch: connect, handshake, then raise PACKET_INs and match
 //! the controller's answers. Reads and writes are interleaved in one task
-//! with `readable()`/`writable()`, so a controller that is busy writing to us
+//! with read and write readiness, so a controller that is busy writing to us
 //! can never deadlock against our writes, and both directions are batched.
 
 use crate::packet::{self, Profile, Template, Ties};
@@ -50,6 +50,21 @@ async fn next_relay(inbox: &mut Option<Inbox>) -> Option<Relay> {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// Where a switch learns of phase changes.
+pub type PhaseRx = tokio::sync::watch::Receiver<Phase>;
+
+/// The next phase (Stop when the coordinator is gone). It owns the receiver
+/// so that one wait stays registered across a switch's select rounds: a new
+/// `changed()` per round would take the channel's lock, shared by every
+/// switch on every thread, twice per wake-up.
+async fn next_phase(mut rx: PhaseRx) -> (PhaseRx, Phase) {
+    let next = match rx.changed().await {
+        Ok(()) => *rx.borrow_and_update(),
+        Err(_) => Phase::Stop,
+    };
+    (rx, next)
 }
 
 /// Run phases, broadcast to every switch.
@@ -103,7 +118,7 @@ struct Switch {
     tls: Option<Box<rustls::ClientConnection>>,
 }
 
-pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync::watch::Receiver<Phase>, inbox: Option<Inbox>) -> SwitchEnd {
+pub async fn run_switch(idx: u32, shared: Arc<Shared>, phase_rx: PhaseRx, inbox: Option<Inbox>) -> SwitchEnd {
     let cfg = &shared.cfg;
     let ports = cfg.ports.max(shared.topology.as_ref().map_or(0, |t| t.max_port()));
     let profile = cfg.packet_in_profile();
@@ -127,7 +142,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
         path_samples: Vec::new(),
         tls: None,
     };
-    let error = s.serve(&shared, &mut phase_rx, inbox).await.err();
+    let error = s.serve(&shared, phase_rx, inbox).await.err();
     if error.is_some() && !s.sw.features_sent {
         shared.failed.fetch_add(1, Relaxed);
     }
@@ -140,7 +155,7 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, mut phase_rx: tokio::sync
 }
 
 impl Switch {
-    async fn serve(&mut self, shared: &Shared, phase_rx: &mut tokio::sync::watch::Receiver<Phase>, mut inbox: Option<Inbox>) -> Result<(), String> {
+    async fn serve(&mut self, shared: &Shared, phase_rx: PhaseRx, mut inbox: Option<Inbox>) -> Result<(), String> {
         let cfg = &shared.cfg;
         let addr = format!("{}:{}", cfg.controller, cfg.port);
         let stream = tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&addr))
@@ -161,6 +176,7 @@ impl Switch {
         let mut tick = tokio::time::interval(tick_every);
         let timeout_ns = cfg.timeout.as_nanos() as u64;
         let mut phase = *phase_rx.borrow();
+        let mut phase_change = Box::pin(next_phase(phase_rx));
         loop {
             if phase >= Phase::Learn && self.sw.features_sent && !self.learned {
                 self.send_learn();
@@ -169,7 +185,7 @@ impl Switch {
                 self.generate(shared);
             }
             tokio::select! {
-                r = stream.readable() => {
+                r = std::future::poll_fn(|cx| stream.poll_read_ready(cx)) => {
                     r.map_err(|e| format!("switch {}: {e}", self.idx))?;
                     let got = match &mut self.tls {
                         Some(t) => crate::tls::read(t, &stream, &mut inbuf[have..]),
@@ -198,15 +214,16 @@ impl Switch {
                         Err(e) => return Err(format!("switch {}: read: {e}", self.idx)),
                     }
                 }
-                r = stream.writable(), if self.pending_write(written) => {
+                r = std::future::poll_fn(|cx| stream.poll_write_ready(cx)), if self.pending_write(written) => {
                     r.map_err(|e| format!("switch {}: {e}", self.idx))?;
                     written = self.flush(&stream, written)?;
                 }
-                r = phase_rx.changed() => {
-                    phase = if r.is_ok() { *phase_rx.borrow() } else { Phase::Stop };
+                (rx, next) = &mut phase_change => {
+                    phase = next;
                     if phase == Phase::Stop {
                         return Ok(());
                     }
+                    phase_change.set(next_phase(rx));
                 }
                 Some(relay) = next_relay(&mut inbox) => {
                     // A neighbour's discovery frame arrives on our linked port

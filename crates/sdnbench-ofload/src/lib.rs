@@ -13,6 +13,7 @@ pub mod stats;
 pub mod tls;
 pub mod topology;
 pub mod tracker;
+pub mod workers;
 
 pub use config::Config;
 pub use run::run;

@@ -4,6 +4,7 @@
 
 use crate::conn::{run_switch, Phase, SwitchEnd};
 use crate::stats::{describe, host_cpu_jiffies, process_cpu_s, Snapshot};
+use crate::workers::Workers;
 use crate::{emit, Config, Shared};
 use serde_json::json;
 use std::sync::atomic::Ordering::Relaxed;
@@ -17,15 +18,19 @@ pub fn run(cfg: Config) -> i32 {
         return 2;
     }
     raise_fd_limit();
-    let threads = if cfg.threads > 0 { cfg.threads } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) };
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
+    let threads = if cfg.threads > 0 { cfg.threads } else { crate::workers::default_threads() };
+    // The coordinator sleeps through the loops on the main thread; the
+    // switches run on the worker threads.
+    let (rt, workers) = match (tokio::runtime::Builder::new_current_thread().enable_all().build(), Workers::start(threads)) {
+        (Ok(rt), Ok(w)) => (rt, w),
+        (Err(e), _) | (_, Err(e)) => {
             emit("error", json!({"message": format!("cannot start runtime: {e}")}));
             return 2;
         }
     };
-    match rt.block_on(drive(cfg, threads)) {
+    let result = rt.block_on(drive(cfg, &workers));
+    workers.stop();
+    match result {
         Ok(code) => code,
         Err(e) => {
             emit("error", json!({"message": e}));
@@ -34,7 +39,8 @@ pub fn run(cfg: Config) -> i32 {
     }
 }
 
-async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
+async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
+    let threads = workers.len();
     let n = cfg.switches;
     let topology = match &cfg.topology {
         Some(path) => Some(crate::topology::Topology::load(path, n)?),
@@ -64,7 +70,7 @@ async fn drive(cfg: Config, threads: usize) -> Result<i32, String> {
     let mut tasks = Vec::with_capacity(n);
     let t_connect = Instant::now();
     for (i, inbox) in inboxes.into_iter().enumerate() {
-        tasks.push(tokio::spawn(run_switch(i as u32, shared.clone(), phase_rx.clone(), inbox)));
+        tasks.push(workers.spawn(i, run_switch(i as u32, shared.clone(), phase_rx.clone(), inbox)));
         if i % 64 == 63 {
             // Ramp connections so the controller's accept backlog is not overrun.
             tokio::time::sleep(Duration::from_millis(5)).await;

@@ -2,21 +2,47 @@
 //! the generator's own CPU use (so a run whose generator was the bottleneck
 //! is flagged instead of reported as the controller's limit).
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-/// Event counters, added to in batches by the switch tasks.
+/// One thread's event counters, on cache lines of their own.
 #[derive(Default)]
+#[repr(align(128))]
+struct Shard {
+    sent: AtomicU64,
+    responses: AtomicU64,
+    matched: AtomicU64,
+    duplicates: AtomicU64,
+    late: AtomicU64,
+    unmatched: AtomicU64,
+    timeouts: AtomicU64,
+    decode_errors: AtomicU64,
+    lldp: AtomicU64,
+    relayed: AtomicU64,
+}
+
+/// Shards: threads beyond this many share them (still correct, just contended).
+const SHARDS: usize = 64;
+
+/// Event counters, added to in batches by the switch tasks. Each thread adds
+/// to its own shard: switches add after every wake-up, and one set of atomics
+/// shared by all worker threads would bounce between their caches.
 pub struct Counters {
-    pub sent: AtomicU64,
-    pub responses: AtomicU64,
-    pub matched: AtomicU64,
-    pub duplicates: AtomicU64,
-    pub late: AtomicU64,
-    pub unmatched: AtomicU64,
-    pub timeouts: AtomicU64,
-    pub decode_errors: AtomicU64,
-    pub lldp: AtomicU64,
-    pub relayed: AtomicU64,
+    shards: Box<[Shard]>,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters { shards: (0..SHARDS).map(|_| Shard::default()).collect() }
+    }
+}
+
+/// This thread's shard number, handed out in order of first use.
+fn shard_index() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static INDEX: usize = NEXT.fetch_add(1, Relaxed) % SHARDS;
+    }
+    INDEX.with(|i| *i)
 }
 
 /// A plain copy of the counters at one instant.
@@ -36,18 +62,26 @@ pub struct Snapshot {
 
 impl Counters {
     pub fn add(&self, d: &Snapshot) {
-        for (a, v) in self.fields().into_iter().zip(d.values()) {
+        for (a, v) in self.shards[shard_index()].fields().into_iter().zip(d.values()) {
             if v != 0 {
                 a.fetch_add(v, Relaxed);
             }
         }
     }
 
+    /// The sum over all shards.
     pub fn snapshot(&self) -> Snapshot {
-        let v: Vec<u64> = self.fields().iter().map(|a| a.load(Relaxed)).collect();
+        let mut v = [0u64; 10];
+        for shard in self.shards.iter() {
+            for (sum, a) in v.iter_mut().zip(shard.fields()) {
+                *sum += a.load(Relaxed);
+            }
+        }
         Snapshot::from_values(&v)
     }
+}
 
+impl Shard {
     fn fields(&self) -> [&AtomicU64; 10] {
         [&self.sent, &self.responses, &self.matched, &self.duplicates, &self.late, &self.unmatched, &self.timeouts, &self.decode_errors, &self.lldp, &self.relayed]
     }
@@ -139,5 +173,19 @@ mod tests {
         c.add(&Snapshot { sent: 2, ..Default::default() });
         let d = c.snapshot().since(&a);
         assert_eq!((d.sent, d.matched), (2, 0));
+    }
+
+    #[test]
+    fn shards_of_several_threads_sum() {
+        let c = std::sync::Arc::new(Counters::default());
+        let threads: Vec<_> = (0..3)
+            .map(|_| {
+                let c = c.clone();
+                std::thread::spawn(move || c.add(&Snapshot { sent: 10, responses: 7, ..Default::default() }))
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        let s = c.snapshot();
+        assert_eq!((s.sent, s.responses, s.matched), (30, 21, 0));
     }
 }
