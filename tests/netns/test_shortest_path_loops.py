@@ -9,14 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sdnbench.controllers import ADAPTERS, make_adapter
+from sdnbench.controllers import ADAPTERS
 from sdnbench.controllers.base import ControllerSpec
-from sdnbench.emulation.network import EmulatedNetwork
-from sdnbench.manifest import Manifest
-from sdnbench.procs import ProcessTracker
 from sdnbench.topology import build_topology
 
-from .helpers import free_port, leftovers
+from .helpers import all_pairs, controlled_network, free_port
 from .test_cli_run import sdnbench
 
 pytestmark = pytest.mark.netns
@@ -64,17 +61,9 @@ def test_every_pair_reachable_and_the_network_quiet_afterwards(topology, openflo
     send little more than os-ken's LLDP probes (a storm would send thousands of frames a second)."""
     need_osken()
     graph = build_topology(topology)
-    manifest = Manifest(tmp_path)
-    tracker = ProcessTracker(manifest)
     spec = ControllerSpec(kind="osken", label="osken-sp", openflow=openflow, app="shortest_path", port=free_port())
-    adapter = make_adapter(spec, tracker)
-    net = EmulatedNetwork(graph, manifest, openflow=openflow, fail_mode="secure")
-    try:
-        adapter.start(tmp_path)
-        net.start()
-        net.attach_controller(adapter.endpoints()["openflow"], timeout_s=60)
-        hosts = [h.name for h in graph.hosts]
-        assert net.reachability([(a, b) for a in hosts for b in hosts if a != b], timeout_s=30) == []
+    with controlled_network(spec, graph, tmp_path) as (net, _):
+        assert net.reachability(all_pairs(graph), timeout_s=30) == []
         time.sleep(1)                       # frames of the pings still in flight
         before, t0 = tx_packets(graph), time.monotonic()
         time.sleep(3)
@@ -82,9 +71,3 @@ def test_every_pair_reachable_and_the_network_quiet_afterwards(topology, openflo
         ports = sum(len(p) for p in net.ports().values())
         # os-ken probes every port about once a second, and the host stacks say little.
         assert rate < 5 * ports, f"{rate:.0f} frames/s from {ports} switch ports: a storm?"
-    finally:
-        net.stop()
-        adapter.stop()
-        tracker.stop_all()
-    assert leftovers(graph) == []
-    assert manifest.outstanding() == []
