@@ -129,6 +129,11 @@ def test_osken_argv(tmp_path):
                         "--flows", "never", "--idle-timeout", "5"]
 
 
+def test_osken_shortest_path_argv_loads_link_discovery(tmp_path):
+    argv = make_adapter(spec("osken", "1.3", port=7001, app="shortest_path")).command(tmp_path)
+    assert argv[8:] == ["--app", "l2_shortest_path", "--discover-links", "--idle-timeout", "0"]
+
+
 @pytest.mark.parametrize("openflow,app", [("1.0", "ryu.app.simple_switch"), ("1.3", "ryu.app.simple_switch_13")])
 def test_ryu_argv_default_app_per_version(tmp_path, openflow, app):
     argv = make_adapter(spec("ryu", openflow, port=7002)).command(tmp_path)

@@ -1,10 +1,18 @@
-"""What netns tests share: a leak check of the machine's OVS bridges, interfaces and namespaces."""
+"""What netns tests share: a leak check of the machine's OVS bridges, interfaces and namespaces,
+and a controller driving a network."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+from pathlib import Path
 
+from sdnbench.controllers import make_adapter
+from sdnbench.controllers.base import ControllerSpec
 from sdnbench.emulation import ovs
+from sdnbench.emulation.network import EmulatedNetwork
+from sdnbench.manifest import Manifest
+from sdnbench.procs import ProcessTracker
 from sdnbench.topology.graph import TopologyGraph
 
 
@@ -25,3 +33,31 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def all_pairs(graph: TopologyGraph) -> list[tuple[str, str]]:
+    """Every ordered pair of distinct hosts."""
+    hosts = [h.name for h in graph.hosts]
+    return [(a, b) for a in hosts for b in hosts if a != b]
+
+
+@contextlib.contextmanager
+def controlled_network(spec: ControllerSpec, graph: TopologyGraph, rundir: Path):
+    """Start spec's controller and graph's network (fail mode secure) with every switch attached;
+    yield (network, adapter); stop both, then check that nothing was left behind."""
+    manifest = Manifest(rundir)
+    tracker = ProcessTracker(manifest)
+    adapter = make_adapter(spec, tracker)
+    net = EmulatedNetwork(graph, manifest, openflow=spec.openflow, fail_mode="secure")
+    spec.options["datapaths"] = net.ports()
+    try:
+        adapter.start(rundir)
+        net.start()
+        net.attach_controller(adapter.endpoints()["openflow"], timeout_s=60)
+        yield net, adapter
+    finally:
+        net.stop()
+        adapter.stop()
+        tracker.stop_all()
+    assert leftovers(graph) == []
+    assert manifest.outstanding() == []

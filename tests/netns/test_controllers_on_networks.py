@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sdnbench.controllers import ADAPTERS, make_adapter
+from sdnbench.controllers import ADAPTERS
 from sdnbench.controllers.base import ControllerSpec
-from sdnbench.emulation.network import EmulatedNetwork
-from sdnbench.manifest import Manifest
-from sdnbench.procs import ProcessTracker
 from sdnbench.topology import build_topology
 
-from .helpers import free_port, leftovers
+from .helpers import all_pairs, controlled_network, free_port
 
 pytestmark = pytest.mark.netns
 
@@ -25,23 +22,7 @@ def test_controller_connects_every_switch_and_forwards(kind, openflow, tmp_path)
     if not avail.ok:
         pytest.skip(f"{kind}: {avail.detail}")
     graph = build_topology({"kind": "tree", "depth": 2, "fanout": 2})
-    manifest = Manifest(tmp_path)
-    tracker = ProcessTracker(manifest)
     spec = ControllerSpec(kind=kind, label=kind, openflow=openflow, port=free_port())
-    adapter = make_adapter(spec, tracker)
-    net = EmulatedNetwork(graph, manifest, openflow=openflow, fail_mode="secure")
-    spec.options["datapaths"] = net.ports()
-    try:
-        adapter.start(tmp_path)
-        net.start()
-        net.attach_controller(adapter.endpoints()["openflow"], timeout_s=60)
-        hosts = [h.name for h in graph.hosts]
-        pairs = [(a, b) for a in hosts for b in hosts if a != b]
-        assert net.reachability(pairs, timeout_s=30) == []
+    with controlled_network(spec, graph, tmp_path) as (net, adapter):
+        assert net.reachability(all_pairs(graph), timeout_s=30) == []
         assert adapter.version() not in ("", "?")
-    finally:
-        net.stop()
-        adapter.stop()
-        tracker.stop_all()
-    assert leftovers(graph) == []
-    assert manifest.outstanding() == []

@@ -92,6 +92,29 @@ cooldown_s: 0
     assert argv and all("--vlan" in e["engine_argv"] and "1000000" in e["engine_argv"] for e in argv)
 
 
+def test_topology_aware_southbound_load_sets_up_paths_on_osken_shortest_path(tmp_path):
+    """Emulated switches wired as a 2x3 grid (with loops): os-ken's LLDP discovery sees it, and
+    the shortest_path app installs flows along multi-hop paths that ofload times (--paths)."""
+    need("osken", "sdnbench-ofload")
+    rundir, res = run_experiment(tmp_path, f"""\
+name: sbi-paths
+repetitions: 1
+openflow: "1.3"
+controllers: [{{kind: osken, port: {free_port()}, app: shortest_path}}]
+topologies: [{{kind: grid, rows: 2, columns: 3}}]
+workloads:
+  - {{name: paths, type: sbi, topology_aware: true, mode: latency, macs_per_switch: 100, loops: 3,
+      ms_per_loop: 1000, options: ["--paths"]}}
+cooldown_s: 0
+""")
+    [(key, completed)] = rows(rundir, "paths_completed").items()
+    assert completed["min"] > 0
+    setup = rows(rundir, "path_setup_p50_us")[key]
+    assert setup["min"] > 0 and rows(rundir, "path_setup_p99_us")[key]["min"] >= setup["min"]
+    assert rows(rundir, "switches_connected")[key]["min"] == 6
+    assert rows(rundir, "unmatched")[key]["max"] == 0
+
+
 def test_northbound_load_then_overload_reads_the_load_result(tmp_path):
     """The overload phase runs at 2x the throughput the load phase measured, per controller."""
     need("ryu", "faucet", "sdnbench-apiload")

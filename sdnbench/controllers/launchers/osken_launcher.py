@@ -1,6 +1,7 @@
-"""Run sdnbench's reference L2 app under os-ken, which since 4.x has no osken-manager.
+"""Run sdnbench's os-ken apps (L2 learning, or shortest path with link discovery); os-ken 4.x has no osken-manager.
 
 Run by the osken venv's python:  python osken_launcher.py --port 6653 --openflow 1.3
+                                 python osken_launcher.py --app l2_shortest_path --discover-links
 """
 
 import argparse
@@ -23,6 +24,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         "or never (PACKET_OUT only)")
     p.add_argument("--idle-timeout", type=int, default=0, help="idle timeout of installed flows in seconds (0 = none)")
     p.add_argument("--app", action="append", help="os-ken app module or file (default: sdnbench's l2_learning)")
+    p.add_argument("--discover-links", action="store_true",
+                   help="also run os-ken's LLDP link discovery (os_ken.topology.switches, observe_links)")
     p.add_argument("--version", action="store_true", help="print the os-ken version and exit")
     return p.parse_args(argv)
 
@@ -46,9 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     from os_ken.base.app_manager import AppManager  # before controller: they import each other
     import os_ken.controller.controller  # noqa: F401  registers the ofp-* options
 
-    cfg.CONF(args=[f"--ofp-listen-host={args.host}", f"--ofp-tcp-listen-port={args.port}"],
-             project="os_ken", default_config_files=[])
-    AppManager.run_apps(args.app or ["l2_learning"])
+    conf = [f"--ofp-listen-host={args.host}", f"--ofp-tcp-listen-port={args.port}"]
+    apps = args.app or ["l2_learning"]
+    if args.discover_links:
+        import os_ken.topology.switches  # noqa: F401  registers observe-links before CONF parses
+
+        conf.append("--observe-links")
+        apps = [*apps, "os_ken.topology.switches"]
+    cfg.CONF(args=conf, project="os_ken", default_config_files=[])
+    AppManager.run_apps(apps)
     return 0
 
 
