@@ -174,13 +174,22 @@ SBI_FIELDS = {
     "window": Field(_positive(), None, "outstanding PACKET_INs per switch in throughput mode (default: auto)"),
     "topology_aware": Field(Bool(), False, "emulated switches form each topology of the experiment and "
                                             "answer LLDP, so controllers see the real graph"),
+    "paths": Field(Bool(), False, "with topology_aware: each switch's hosts send to the farthest switch, and "
+                                  "the multi-hop flow setup (PACKET_IN at ingress to FLOW_MOD at egress) is timed"),
     "options": Field(ListOf(Str(), min_items=0), [], "extra sdnbench-ofload flags"),
 }
+def _check_sbi(w: dict, node, ctx: Context, key: str) -> None:
+    """Paths exist only between the switches of a topology."""
+    if w["paths"] and not w["topology_aware"]:
+        ctx.error(node, f"{key}.paths" if key else "paths", "needs topology_aware: true (paths run across a topology)")
+
+
 SBI_WORKLOAD = Record("sbi workload", {
     **SBI_FIELDS,
     "sweep": Field(Sweep(SBI_FIELDS, ("mode", "switches", "macs_per_switch", "window")), {},
                    "parameters to vary; every combination is a trial"),
-}, doc="Southbound benchmark (cbench's job, OpenFlow 1.0 and 1.3) with sdnbench-ofload; no network is built.")
+}, doc="Southbound benchmark (cbench's job, OpenFlow 1.0 and 1.3) with sdnbench-ofload; no network is built.",
+   extra_check=_check_sbi)
 
 ATTACK = Record("attack", {
     "kind": Field(Str(choices=("syn", "udp", "icmp", "newflows")), REQUIRED,

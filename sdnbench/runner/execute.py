@@ -66,6 +66,7 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
         topo_file.write_text(json.dumps(topology_links(trial.graph)))
         opts.topology_file = topo_file
         opts.switches = len(trial.graph.switches)
+        opts.paths = trial.workload["paths"]
     # The controller says how its PACKET_INs must look (Faucet: its pipeline's cookie, VLAN, ...).
     profile = adapter.southbound_profile()
     opts = apply_profile(opts, profile)

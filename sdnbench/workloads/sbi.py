@@ -57,7 +57,7 @@ class OfloadOptions:
     throughput: bool = True
     window: int | None = None          # outstanding PACKET_INs per switch (throughput mode)
     ports: int | None = None
-    threads: int | None = None         # generator worker threads (None: one per CPU)
+    threads: int | None = None         # generator worker threads (None: ofload's default, half the usable CPUs)
     buffered: bool = True              # False: unbuffered PACKET_INs, matched by content
     learn_dst: bool = True
     timeout_ms: int | None = None

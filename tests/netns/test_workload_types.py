@@ -104,7 +104,7 @@ controllers: [{{kind: osken, port: {free_port()}, app: shortest_path}}]
 topologies: [{{kind: grid, rows: 2, columns: 3}}]
 workloads:
   - {{name: paths, type: sbi, topology_aware: true, mode: latency, macs_per_switch: 100, loops: 3,
-      ms_per_loop: 1000, options: ["--paths"]}}
+      ms_per_loop: 1000, paths: true}}
 cooldown_s: 0
 """)
     [(key, completed)] = rows(rundir, "paths_completed").items()

@@ -91,6 +91,12 @@ def test_sbi_workload_needs_no_topology_and_sweeps_its_own_fields():
     assert "cannot sweep 'size_bytes'; sweepable: mode, switches" in msg
 
 
+def test_sbi_paths_need_a_topology_aware_workload():
+    msg = errors_of("name: sb\ncontrollers: [{kind: osken}]\nworkloads:\n"
+                    "  - {name: f, type: sbi, paths: true}\n")
+    assert "exp.yaml:4: workloads[0].paths: needs topology_aware: true" in msg
+
+
 def test_duplicate_labels_are_refused():
     msg = errors_of(GOOD.replace("  - kind: ryu\n", "  - kind: osken\n"))
     assert "'osken' is used by controllers[0] too" in msg

@@ -161,6 +161,12 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
     if measured.matched == 0 {
         invalid.push("no PACKET_IN was answered during the measured loops".into());
     }
+    // A controller that silently drops requests (rate limits, ignored hosts) frees
+    // window slots only at each timeout, so the rate then measures the timeout.
+    let asked = measured.matched + measured.timeouts;
+    if measured.timeouts > 0 && measured.timeouts * 100 > asked {
+        invalid.push(format!("{} of {asked} PACKET_INs went unanswered until their timeout (over 1 %): the controller drops requests", measured.timeouts));
+    }
     let hist = shared.latencies.merged();
     let latency = (!hist.is_empty()).then(|| {
         let us = |q: f64| hist.value_at_quantile(q) as f64 / 1e3;
