@@ -45,9 +45,10 @@ pub struct Config {
     #[arg(short = 't', long)]
     pub throughput: bool,
     /// Outstanding PACKET_INs per switch in throughput mode; 0 = auto
-    /// (65536 / switches, within 64..4096). Like cbench, throughput mode
+    /// (1,048,576 / switches, within 64..4096). Like cbench, throughput mode
     /// keeps the controller's input full: batching controllers go faster
-    /// with a deep queue, so a small window understates them.
+    /// with a deep queue, so a small window understates them. The total cap
+    /// bounds memory (the tracker keeps 2 x window slots per switch).
     #[arg(short = 'W', long, default_value_t = 0)]
     pub window: u32,
     /// Ports per emulated switch (reported in FEATURES_REPLY / PORT_DESC).
@@ -202,7 +203,7 @@ impl Config {
     pub fn effective_window(&self) -> u32 {
         match (self.throughput, self.window) {
             (false, _) => 1,
-            (true, 0) => (65_536 / self.switches as u32).clamp(64, 4096),
+            (true, 0) => (1_048_576 / self.switches as u32).clamp(64, 4096),
             (true, w) => w,
         }
     }
