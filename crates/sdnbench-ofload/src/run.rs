@@ -161,10 +161,12 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
     if measured.matched == 0 {
         invalid.push("no PACKET_IN was answered during the measured loops".into());
     }
-    // A controller that silently drops requests (rate limits, ignored hosts) frees
-    // window slots only at each timeout, so the rate then measures the timeout.
+    // In latency mode a timeout is a dropped request (rate limits, ignored hosts):
+    // the switch waits for it, so the rate then measures the timeout. In throughput
+    // mode a deep window queued at a slow controller also outlives the timeout and
+    // is answered late, so there timeouts are reported, not judged.
     let asked = measured.matched + measured.timeouts;
-    if measured.timeouts > 0 && measured.timeouts * 100 > asked {
+    if !cfg.throughput && measured.timeouts > 0 && measured.timeouts * 100 > asked {
         invalid.push(format!("{} of {asked} PACKET_INs went unanswered until their timeout (over 1 %): the controller drops requests", measured.timeouts));
     }
     let hist = shared.latencies.merged();
