@@ -25,6 +25,14 @@ def cpu_set(count: int | None) -> list[int] | None:
     return allowed[:count]
 
 
+def cpus_left_over(count: int | None) -> list[int] | None:
+    """The CPUs a controller pinned with cpu_set(count) does not use (None: no pinning, or none left)."""
+    if not count:
+        return None
+    rest = sorted(os.sched_getaffinity(0))[count:]
+    return rest or None
+
+
 class ManagedProcess:
     """A process started by sdnbench; stop() ends its whole process group."""
 

@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from sdnbench.controllers import ADAPTERS, ControllerSpec, make_adapter  # noqa: E402
 from sdnbench.controllers.process import free_port, port_listening  # noqa: E402
+from sdnbench.procs import cpu_set, cpus_left_over  # noqa: E402
 from sdnbench.controllers.base import SouthboundProfile  # noqa: E402
 from sdnbench.runner.execute import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID  # noqa: E402
 from sdnbench.workloads.sbi import OfloadOptions, apply_profile, ofload_argv  # noqa: E402
@@ -61,14 +62,16 @@ class Responder:
 
     versions = ("1.0", "1.3")
 
-    def __init__(self, rawdir: Path):
-        self.rawdir, self.proc, self.port = rawdir, None, 0
+    def __init__(self, rawdir: Path, cpus: int | None):
+        self.rawdir, self.cpus, self.proc, self.port = rawdir, cpus, None, 0
 
     def start(self, version: str, switches: int) -> int:
         self.port = free_port()
         log = open(self.rawdir / f"responder-{self.port}.log", "w")
+        pinned = cpu_set(self.cpus)
         self.proc = subprocess.Popen([str(BIN / "ofload-responder"), "-p", str(self.port)], stdout=log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT,
+                                     preexec_fn=(lambda: os.sched_setaffinity(0, pinned)) if pinned else None)
         deadline = time.monotonic() + 10
         while not port_listening("127.0.0.1", self.port):
             if time.monotonic() > deadline or self.proc.poll() is not None:
@@ -92,15 +95,15 @@ class Responder:
 class Adapted:
     """A real controller, started and stopped by its sdnbench adapter as in an experiment."""
 
-    def __init__(self, kind: str, app: str | None, rawdir: Path):
-        self.kind, self.app, self.rawdir, self.adapter = kind, app, rawdir, None
+    def __init__(self, kind: str, app: str | None, rawdir: Path, cpus: int | None):
+        self.kind, self.app, self.rawdir, self.cpus, self.adapter = kind, app, rawdir, cpus, None
         self.versions = ADAPTERS[kind].openflow_versions
 
     def start(self, version: str, switches: int) -> int:
         port = free_port()
         # Faucet must know its switches: the datapaths sdnbench-ofload and cbench emulate (dpids 1..N).
         datapaths = {OFLOAD_FIRST_DPID + i: OFLOAD_DEFAULT_PORTS for i in range(switches)}
-        spec = ControllerSpec(kind=self.kind, label=self.kind, openflow=version, app=self.app, port=port,
+        spec = ControllerSpec(kind=self.kind, label=self.kind, openflow=version, app=self.app, port=port, cpus=self.cpus,
                               options={"datapaths": datapaths, "southbound": True})
         self.adapter = make_adapter(spec)
         self.adapter.start(self.rawdir / f"{self.kind}-of{version}-{port}")
@@ -120,14 +123,14 @@ class Adapted:
             self.adapter = None
 
 
-def controllers(names: list[str], rawdir: Path) -> list[tuple[str, object]]:
+def controllers(names: list[str], rawdir: Path, cpus: int | None) -> list[tuple[str, object]]:
     """The controllers to measure ("kind" or "kind:app"), skipping (with a message) the
     ones not installed here."""
     chosen = []
     local = [k for k in ADAPTERS if k not in ("remote", "none")]
     for name in names:
         if name == "responder":
-            chosen.append((name, Responder(rawdir)))
+            chosen.append((name, Responder(rawdir, cpus)))
             continue
         kind, _, app = name.partition(":")
         if kind not in local:
@@ -136,20 +139,23 @@ def controllers(names: list[str], rawdir: Path) -> list[tuple[str, object]]:
         if not avail.ok:
             print(f"{name}: skipped, {avail.detail} (fix: {avail.fix})")
             continue
-        chosen.append((name, Adapted(kind, app or None, rawdir)))
+        chosen.append((name, Adapted(kind, app or None, rawdir, cpus)))
     return chosen
 
 
 def measure(ctl, version: str, switches: int, argv_for, raw: Path, timeout_s: float) -> tuple[float | None, str]:
-    """Start a fresh controller (no learned state), run argv_for(port) against it, stop it.
-    Returns (controller cores used while the tool ran, the tool's output)."""
+    """Start a fresh controller (no learned state), run argv_for(port) against it on the CPUs
+    the controller does not use, stop it. Returns (controller cores used while the tool ran,
+    the tool's output)."""
     port = ctl.start(version, switches)
+    tool_cpus = cpus_left_over(ctl.cpus)
     try:
         argv = argv_for(port)
         pid = ctl.pid()
         c0, t0 = (cpu_seconds(pid) if pid else None), time.monotonic()
         try:
-            out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
+            out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s,
+                                 preexec_fn=(lambda: os.sched_setaffinity(0, tool_cpus)) if tool_cpus else None)
             text = out.stdout + out.stderr
         except subprocess.TimeoutExpired as exc:
             text = f"{exc.stdout or ''}{exc.stderr or ''}\n(timed out after {timeout_s:.0f} s)"
@@ -248,6 +254,11 @@ def parse_args() -> argparse.Namespace:
                    help="switch count per controller, name=N pairs (default: %(default)s; "
                         "ovs-testcontroller's handshake with cbench times out at 16)")
     p.add_argument("--threads", default="1,2", help="sdnbench-ofload -T values (default %(default)s)")
+    p.add_argument("--controller-cpus", type=int, default=1,
+                   help="pin the controller to this many CPUs and the tools to the rest (default %(default)s; "
+                        "0: no pinning). Unpinned, a multi-threaded Python controller's threads convoy on the "
+                        "GIL across cores whenever the generator leaves one idle, which favours a generator "
+                        "that spins (cbench) over one that sleeps")
     p.add_argument("--cbench", default=os.environ.get("CBENCH", ""), help="cbench binary (default: $CBENCH)")
     return p.parse_args()
 
@@ -271,7 +282,7 @@ def main() -> int:
     with open(csv_path, "w", newline="") as f:
         out = csv.DictWriter(f, COLUMNS)
         out.writeheader()
-        for name, ctl in controllers(args.controllers.split(","), rawdir):
+        for name, ctl in controllers(args.controllers.split(","), rawdir, args.controller_cpus or None):
             switches = int(counts.get(name, counts.get(name.partition(":")[0], counts.get("default", 8))))
             for mode in args.modes.split(","):
                 for rep in range(1, args.reps + 1):
@@ -290,7 +301,9 @@ def main() -> int:
                         out.writerow(row)
                     f.flush()
     load_after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    note = f"load average before: {load_before}, after: {load_after}; {os.cpu_count()} CPUs"
+    pinning = (f"controller pinned to {args.controller_cpus} CPU(s), tools to the rest" if args.controller_cpus
+               else "nothing pinned")
+    note = f"load average before: {load_before}, after: {load_after}; {os.cpu_count()} CPUs; {pinning}"
     md = subprocess.run([sys.executable, str(HERE / "summarize.py"), str(csv_path), note],
                         capture_output=True, text=True, check=True).stdout
     csv_path.with_suffix(".md").write_text(md)

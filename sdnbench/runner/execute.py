@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..procs import cpus_left_over
 from ..workloads.traffic.base import FlowResult
 from ..workloads.traffic.registry import make_engine
 from .plan import Trial
@@ -71,7 +72,11 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
     profile = adapter.southbound_profile()
     opts = apply_profile(opts, profile)
     spec = adapter.spec
-    res = run_ofload(spec.host, spec.port, spec.openflow, opts)
+    # A pinned controller gets its cores to itself: the generator runs on the others. Unpinned, a
+    # multi-threaded Python controller's threads convoy on the GIL across both cores whenever the
+    # generator leaves one idle, and its rate swings with the scheduler (docs/ofload.md).
+    generator_cpus = cpus_left_over(spec.cpus) if spec.host in ("127.0.0.1", "localhost") else None
+    res = run_ofload(spec.host, spec.port, spec.openflow, opts, cpus=generator_cpus)
     metrics = {k: (float(v) if isinstance(v, (bool, int, float)) else None) for k, v in res.metrics.items()}
     series = [{"t_s": iv["t_s"], "responses_per_s": iv["responses_per_s"], "matched_per_s": iv["matched_per_s"]}
               for iv in res.intervals if not iv.get("warmup")]
@@ -80,7 +85,7 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
     if not res.metrics.get("valid"):
         reasons = res.summary.get("invalid_reasons") or ["the generator saturated or switches failed to connect"]
         result.errors.append("not valid: " + "; ".join(reasons))
-    env = {"engine": "sdnbench-ofload", "engine_argv": res.argv}
+    env = {"engine": "sdnbench-ofload", "engine_argv": res.argv, "generator_cpus": generator_cpus}
     if profile.why:
         env["southbound_profile"] = profile.why
     return [result], env
