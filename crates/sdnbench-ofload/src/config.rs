@@ -84,6 +84,12 @@ pub struct Config {
     /// pipeline that pushes a port's native VLAN before the PACKET_IN would.
     #[arg(long)]
     pub vlan: Option<u16>,
+    /// IPv4 protocol number of the generated frames: 255 (cbench's frames, an
+    /// unassigned protocol: controllers parse as far as IPv4) or 17 (UDP, for
+    /// applications that match on transport ports; Python controllers then
+    /// parse one header more per PACKET_IN).
+    #[arg(long, default_value_t = crate::packet::IP_PROTOCOL_CBENCH)]
+    pub ip_protocol: u8,
     /// A PACKET_IN unanswered after this long is counted as timed out (e.g. 2s, 500ms).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub timeout: Duration,
@@ -196,7 +202,7 @@ impl Config {
 
     /// How the switches' PACKET_INs look (reason, table, cookie, VLAN tag).
     pub fn packet_in_profile(&self) -> crate::packet::Profile {
-        crate::packet::Profile { reason: self.packet_in_reason, table_id: self.packet_in_table, cookie: self.packet_in_cookie, vlan: self.vlan }
+        crate::packet::Profile { reason: self.packet_in_reason, table_id: self.packet_in_table, cookie: self.packet_in_cookie, vlan: self.vlan, ip_protocol: self.ip_protocol }
     }
 
     /// Outstanding PACKET_INs per switch: 1 in latency mode.
@@ -233,7 +239,7 @@ mod tests {
     fn packet_in_profile_flags() {
         let c = Config::try_parse_from(["x", "-V", "1.3", "--packet-in-reason", "action", "--packet-in-table", "1", "--packet-in-cookie", "1524372928", "--vlan", "100"]).unwrap();
         c.validate().unwrap();
-        assert_eq!(c.packet_in_profile(), crate::packet::Profile { reason: 1, table_id: 1, cookie: 1_524_372_928, vlan: Some(100) });
+        assert_eq!(c.packet_in_profile(), crate::packet::Profile { reason: 1, table_id: 1, cookie: 1_524_372_928, vlan: Some(100), ip_protocol: 255 });
         assert!(Config::try_parse_from(["x", "--packet-in-reason", "later"]).is_err());
         let bad = |args: &[&str]| Config::try_parse_from(["x"].iter().chain(args)).unwrap().validate().is_err();
         assert!(bad(&["--packet-in-cookie", "5"]), "cookies are 1.3 only");

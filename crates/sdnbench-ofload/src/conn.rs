@@ -307,7 +307,7 @@ impl Switch {
         if !self.learn {
             return;
         }
-        let f = packet::learn_frame(self.idx, self.profile.vlan);
+        let f = packet::learn_frame(self.idx, &self.profile);
         packet::packet_in(self.sw.version, packet::DST_PORT, NO_BUFFER, f, &self.profile).encode_into(&mut self.out);
     }
 

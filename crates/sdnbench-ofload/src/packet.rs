@@ -30,13 +30,26 @@ pub const DST_HOST: u32 = 0xff_ffff;
 /// miss in table 0, cookie 0, untagged. Controllers that accept only the
 /// PACKET_INs their own flows raise (Faucet checks cookie, reason and the
 /// port's native VLAN) need these set to what their pipeline would send.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Profile {
     pub reason: u8,
     pub table_id: u8,
     pub cookie: u64,
     /// 802.1Q VID of the frames (None: untagged).
     pub vlan: Option<u16>,
+    /// IPv4 protocol of the frames: cbench's 255 (unassigned, so controllers
+    /// parse no further than IPv4, as with cbench) or 17 (a UDP datagram, for
+    /// applications that match on transport ports).
+    pub ip_protocol: u8,
+}
+
+/// cbench's IPv4 protocol number (unassigned): the frames' default.
+pub const IP_PROTOCOL_CBENCH: u8 = 255;
+
+impl Default for Profile {
+    fn default() -> Profile {
+        Profile { reason: 0, table_id: 0, cookie: 0, vlan: None, ip_protocol: IP_PROTOCOL_CBENCH }
+    }
 }
 
 /// MAC of host `host` behind switch `switch` (locally administered unicast).
@@ -60,9 +73,11 @@ pub fn owner_of(mac: &[u8; 6]) -> Option<(u32, u32)> {
     (mac[0] == 0x02).then(|| (u32::from_be_bytes([0, 0, mac[1], mac[2]]), u32::from_be_bytes([0, mac[3], mac[4], mac[5]])))
 }
 
-/// A 64-byte Ethernet/IPv4/UDP frame from `src` to `dst` carrying `seq`
-/// (68 bytes with an 802.1Q tag for `vlan`).
-pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32, vlan: Option<u16>) -> Vec<u8> {
+/// A 64-byte Ethernet/IPv4 frame from `src` to `dst` carrying `seq` after a
+/// UDP-shaped header (a UDP datagram when the profile's protocol is 17; 68
+/// bytes with the profile's 802.1Q tag).
+pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32, profile: &Profile) -> Vec<u8> {
+    let vlan = profile.vlan;
     let tag = if vlan.is_some() { 4 } else { 0 };
     let mut f = Vec::with_capacity(FRAME_LEN + tag);
     f.extend_from_slice(&dst);
@@ -72,8 +87,8 @@ pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32, vlan: Option<u16
         f.extend_from_slice(&(vid & 0x0fff).to_be_bytes()); // PCP 0, DEI 0
     }
     f.extend_from_slice(&[0x08, 0x00]);
-    // IPv4: 10.0.0.1 -> 10.0.0.2, UDP, total length 50.
-    let mut ip = [0x45, 0, 0, 50, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+    // IPv4: 10.0.0.1 -> 10.0.0.2, total length 50.
+    let mut ip = [0x45, 0, 0, 50, 0, 0, 0, 0, 64, profile.ip_protocol, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
     let sum = ip.chunks(2).map(|w| u16::from_be_bytes([w[0], w[1]]) as u32).sum::<u32>();
     let sum = !(((sum & 0xffff) + (sum >> 16)) as u16);
     ip[10..12].copy_from_slice(&sum.to_be_bytes());
@@ -87,8 +102,8 @@ pub fn frame(src: [u8; 6], dst: [u8; 6], switch: u32, seq: u32, vlan: Option<u16
 }
 
 /// The learning packet: from the destination host, not a test packet (no magic).
-pub fn learn_frame(switch: u32, vlan: Option<u16>) -> Vec<u8> {
-    let mut f = frame(dst_mac(switch), host_mac(switch, 0), switch, 0, vlan);
+pub fn learn_frame(switch: u32, profile: &Profile) -> Vec<u8> {
+    let mut f = frame(dst_mac(switch), host_mac(switch, 0), switch, 0, profile);
     let at = payload_at(&f);
     f[at..at + 4].fill(0);
     f
@@ -123,7 +138,7 @@ impl Template {
     /// Requests from `switch`'s hosts to `dst` (its own destination host, or
     /// another switch's in path mode).
     pub fn new(version: u8, switch: u32, dst: [u8; 6], buffered: bool, profile: &Profile) -> Template {
-        let data = frame(host_mac(switch, 0), dst, switch, 0, profile.vlan);
+        let data = frame(host_mac(switch, 0), dst, switch, 0, profile);
         let (len, payload_at) = (data.len(), payload_at(&data));
         let bytes = packet_in(version, HOST_PORT, 0, data, profile).encode();
         let frame_at = bytes.len() - len;
@@ -232,7 +247,17 @@ mod tests {
 
     /// What Faucet's pipeline sends up for an untagged packet on a port whose
     /// native VLAN is 100: reason ACTION, table 1 (eth_src), Faucet's cookie, tagged frame.
-    const FAUCET_STYLE: Profile = Profile { reason: REASON_ACTION, table_id: 1, cookie: 1_524_372_928, vlan: Some(100) };
+    const FAUCET_STYLE: Profile = Profile { reason: REASON_ACTION, table_id: 1, cookie: 1_524_372_928, vlan: Some(100), ip_protocol: 17 };
+
+    #[test]
+    fn frames_are_cbenchs_ip_protocol_unless_udp_is_asked_for() {
+        let ipv4_ok = |f: &[u8]| f[14..34].chunks(2).map(|w| u16::from_be_bytes([w[0], w[1]]) as u32).sum::<u32>() % 0xffff == 0;
+        let raw = frame(host_mac(1, 0), dst_mac(1), 1, 5, &Profile::default());
+        assert_eq!((raw.len(), raw[23], seq_of(1, &raw)), (FRAME_LEN, 255, Some(5)));
+        let udp = frame(host_mac(1, 0), dst_mac(1), 1, 5, &Profile { ip_protocol: 17, ..Profile::default() });
+        assert_eq!((udp[23], &udp[34..38], seq_of(1, &udp)), (17, &[0x9c, 0x40, 0x9c, 0x41][..], Some(5)));
+        assert!(ipv4_ok(&raw) && ipv4_ok(&udp), "header checksums hold for either protocol");
+    }
 
     #[test]
     fn tagged_13_packet_in_golden_bytes() {
@@ -250,7 +275,7 @@ mod tests {
         let Body::PacketIn(pi) = Message::decode(&out).unwrap().body else { panic!("not a packet-in") };
         assert_eq!((pi.reason, pi.table_id, pi.cookie, pi.total_len), (1, 1, 1_524_372_928, 68));
         assert_eq!(seq_of(7, &pi.data), Some(1234), "the sequence number is found behind the tag");
-        let learn = learn_frame(7, Some(100));
+        let learn = learn_frame(7, &FAUCET_STYLE);
         assert_eq!((learn.len(), &learn[12..16]), (68, &[0x81, 0, 0, 100][..]));
         assert_eq!(seq_of(7, &learn), None, "the learning packet is no test packet");
         // In 1.0 the reason is kept; table and cookie do not exist.
