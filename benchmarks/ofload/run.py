@@ -215,7 +215,8 @@ def run_ofload(args, ctl, name: str, mode: str, switches: int, version: str, thr
     def argv(port: int) -> list[str]:
         # As the sbi workload runs it: the controller's profile may raise -M (Faucet answers a host once).
         opts = OfloadOptions(switches=switches, macs_per_switch=args.macs, loops=args.loops, ms_per_loop=args.ms,
-                             warmup_loops=args.warmup, throughput=mode == "throughput", threads=threads)
+                             warmup_loops=args.warmup, throughput=mode == "throughput", threads=threads,
+                             busy_poll=bool(args.controller_cpus))  # the tools have cores of their own
         return ofload_argv(str(BIN / "sdnbench-ofload"), "127.0.0.1", port, version, apply_profile(opts, ctl.profile()))
     cores, text = measure(ctl, version, switches, argv, raw, args.loops * args.ms / 1000 + 60)
     row.update(controller_cores=fmt(cores, 2), raw=raw.name)
@@ -230,10 +231,11 @@ def run_ofload(args, ctl, name: str, mode: str, switches: int, version: str, thr
     if summary is None:
         return {**row, "valid": "error"}
     rate, lat, gen = summary["responses_per_s"], summary["latency_us"] or {}, summary["generator_cpu"]
+    busy = gen.get("cores_busy", gen["cores_used"])  # busy-polling: the time not spent polling idle
     row.update(macs=summary["macs_per_switch"], mean_rps=fmt(rate["mean"]), sd_rps=fmt(rate["sd"]), min_rps=fmt(rate["min"]), max_rps=fmt(rate["max"]),
                latency_p50_us=fmt(lat.get("p50")), latency_p99_us=fmt(lat.get("p99")),
-               generator_cores=fmt(gen["cores_used"], 2),
-               cpu_ns_per_response=fmt(gen["cores_used"] * 1e9 / rate["mean"], 0) if rate["mean"] else "",
+               generator_cores=fmt(busy, 2),
+               cpu_ns_per_response=fmt(busy * 1e9 / rate["mean"], 0) if rate["mean"] else "",
                valid="yes" if summary["valid"] else "no: " + "; ".join(summary["invalid_reasons"]),
                unmatched=summary["totals"]["unmatched"])
     return row

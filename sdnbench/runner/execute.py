@@ -75,7 +75,11 @@ def _southbound(trial: Trial, adapter, workdir: Path) -> tuple[list[FlowResult],
     # A pinned controller gets its cores to itself: the generator runs on the others. Unpinned, a
     # multi-threaded Python controller's threads convoy on the GIL across both cores whenever the
     # generator leaves one idle, and its rate swings with the scheduler (docs/ofload.md).
+    # There it also busy-polls, as cbench does: a sleeping generator is woken by every send of
+    # the controller, and the controller's core pays for the wake-up.
     generator_cpus = cpus_left_over(spec.cpus) if spec.host in ("127.0.0.1", "localhost") else None
+    if generator_cpus:
+        opts.busy_poll = True
     res = run_ofload(spec.host, spec.port, spec.openflow, opts, cpus=generator_cpus)
     metrics = {k: (float(v) if isinstance(v, (bool, int, float)) else None) for k, v in res.metrics.items()}
     series = [{"t_s": iv["t_s"], "responses_per_s": iv["responses_per_s"], "matched_per_s": iv["matched_per_s"]}

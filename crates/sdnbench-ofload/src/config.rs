@@ -84,6 +84,14 @@ pub struct Config {
     /// pipeline that pushes a port's native VLAN before the PACKET_IN would.
     #[arg(long)]
     pub vlan: Option<u16>,
+    /// Poll the sockets without ever sleeping, as cbench does. Use it when the
+    /// generator has cores of its own (pinned apart from the controller): a
+    /// sleeping generator is woken by every send of the controller, and the
+    /// controller's core pays for the wake-up. On shared cores it takes CPU
+    /// from the controller instead. Load is then reported as the time not
+    /// spent polling idle (`cores_busy`).
+    #[arg(long)]
+    pub busy_poll: bool,
     /// IPv4 protocol number of the generated frames: 255 (cbench's frames, an
     /// unassigned protocol: controllers parse as far as IPv4) or 17 (UDP, for
     /// applications that match on transport ports; Python controllers then

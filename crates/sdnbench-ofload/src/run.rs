@@ -21,7 +21,7 @@ pub fn run(cfg: Config) -> i32 {
     let threads = if cfg.threads > 0 { cfg.threads } else { crate::workers::default_threads() };
     // The coordinator sleeps through the loops on the main thread; the
     // switches run on the worker threads.
-    let (rt, workers) = match (tokio::runtime::Builder::new_current_thread().enable_all().build(), Workers::start(threads)) {
+    let (rt, workers) = match (tokio::runtime::Builder::new_current_thread().enable_all().build(), Workers::start(threads, cfg.busy_poll)) {
         (Ok(rt), Ok(w)) => (rt, w),
         (Err(e), _) | (_, Err(e)) => {
             emit("error", json!({"message": format!("cannot start runtime: {e}")}));
@@ -97,12 +97,14 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
     let mut rates = Vec::new();
     let mut matched_rates = Vec::new();
     let (mut cpu0, mut host0, mut t_measure) = (process_cpu_s(), host_cpu_jiffies(), Instant::now());
+    let mut idle0 = workers.idle_s();
     let mut measured = Snapshot::default();
     for l in 0..cfg.loops {
         let warm = l < cfg.warmup;
         if l == cfg.warmup {
             shared.measuring.store(true, Relaxed);
             (cpu0, host0, t_measure) = (process_cpu_s(), host_cpu_jiffies(), Instant::now());
+            idle0 = workers.idle_s();
         }
         let t0 = Instant::now();
         tokio::time::sleep_until((start + loop_len * (l + 1)).into()).await;
@@ -125,6 +127,7 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
     let wall = t_measure.elapsed().as_secs_f64();
     let cpu1 = process_cpu_s();
     let host1 = host_cpu_jiffies();
+    let idle1 = workers.idle_s();
     shared.measuring.store(false, Relaxed);
     let _ = phase_tx.send(Phase::Stop);
 
@@ -143,14 +146,20 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
     let cpu_used = (cpu1.0 - cpu0.0) + (cpu1.1 - cpu0.1);
     let cores_used = cpu_used / wall.max(1e-9);
     let usable = threads.min(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(threads)) as f64;
-    let saturated = cores_used >= 0.9 * usable;
+    // A busy-polling generator uses its cores whether or not it has work, so
+    // its load is the time it was not spinning idle.
+    let cores_busy = match (idle0, idle1) {
+        (Some(i0), Some(i1)) => (threads as f64 - (i1 - i0) / wall.max(1e-9)).clamp(0.0, threads as f64),
+        _ => cores_used,
+    };
+    let saturated = cores_busy >= 0.9 * usable;
     let host_busy = match (host0, host1) {
         (Some((b0, t0)), Some((b1, t1))) if t1 > t0 => Some(100.0 * (b1 - b0) as f64 / (t1 - t0) as f64),
         _ => None,
     };
     let mut invalid = Vec::new();
     if saturated {
-        invalid.push(format!("generator used {cores_used:.2} of {usable} usable cores: it, not the controller, may be the bottleneck"));
+        invalid.push(format!("generator busy {cores_busy:.2} of {usable} usable cores: it, not the controller, may be the bottleneck"));
     }
     if ready < n {
         invalid.push(format!("only {ready} of {n} switches completed the handshake"));
@@ -202,7 +211,7 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
         "latency_us": latency, "totals": measured.to_json(), "totals_all_phases": shared.counters.snapshot().to_json(),
         "controller_errors": controller_errors, "first_decode_error": first_decode_error,
         "switch_errors": errors.iter().take(5).collect::<Vec<_>>(), "switch_error_count": errors.len(),
-        "generator_cpu": {"user_s": cpu1.0 - cpu0.0, "sys_s": cpu1.1 - cpu0.1, "cores_used": cores_used,
+        "generator_cpu": {"user_s": cpu1.0 - cpu0.0, "sys_s": cpu1.1 - cpu0.1, "cores_used": cores_used, "cores_busy": cores_busy, "busy_poll": workers.idle_s().is_some(),
                           "threads": threads, "saturated": saturated},
         "host_cpu_busy_pct": host_busy,
         "valid": invalid.is_empty(), "invalid_reasons": invalid,
