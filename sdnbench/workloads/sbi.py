@@ -172,6 +172,7 @@ def metrics_from_summary(s: dict) -> dict[str, float | int | bool | None]:
     """Flatten an ofload summary into the METRICS names."""
     rate, matched = s.get("responses_per_s") or {}, s.get("matched_per_s") or {}
     lat, totals = s.get("latency_us") or {}, s.get("totals") or {}
+    gen = s.get("generator_cpu") or {}  # cores_busy when busy-polling: the time not spent polling idle
     return {
         "responses_per_s_mean": rate.get("mean"), "responses_per_s_sd": rate.get("sd"),
         "responses_per_s_min": rate.get("min"), "responses_per_s_max": rate.get("max"),
@@ -181,8 +182,7 @@ def metrics_from_summary(s: dict) -> dict[str, float | int | bool | None]:
         "unmatched": totals.get("unmatched"), "duplicates": totals.get("duplicates"),
         "timeouts": totals.get("timeouts"), "decode_errors": (s.get("totals_all_phases") or totals).get("decode_errors"),
         "switches_connected": s.get("switches_connected"),
-        "generator_cores_used": (s.get("generator_cpu") or {}).get("cores_busy",
-                                                                  (s.get("generator_cpu") or {}).get("cores_used")),
+        "generator_cores_used": gen.get("cores_busy", gen.get("cores_used")),
         "path_setup_p50_us": ((s.get("paths") or {}).get("setup_us") or {}).get("p50"),
         "path_setup_p99_us": ((s.get("paths") or {}).get("setup_us") or {}).get("p99"),
         "paths_completed": (s.get("paths") or {}).get("completed"),

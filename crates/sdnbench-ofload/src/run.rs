@@ -211,7 +211,7 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
         "latency_us": latency, "totals": measured.to_json(), "totals_all_phases": shared.counters.snapshot().to_json(),
         "controller_errors": controller_errors, "first_decode_error": first_decode_error,
         "switch_errors": errors.iter().take(5).collect::<Vec<_>>(), "switch_error_count": errors.len(),
-        "generator_cpu": {"user_s": cpu1.0 - cpu0.0, "sys_s": cpu1.1 - cpu0.1, "cores_used": cores_used, "cores_busy": cores_busy, "busy_poll": workers.idle_s().is_some(),
+        "generator_cpu": {"user_s": cpu1.0 - cpu0.0, "sys_s": cpu1.1 - cpu0.1, "cores_used": cores_used, "cores_busy": cores_busy, "busy_poll": idle1.is_some(),
                           "threads": threads, "saturated": saturated},
         "host_cpu_busy_pct": host_busy,
         "valid": invalid.is_empty(), "invalid_reasons": invalid,
