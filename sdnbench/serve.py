@@ -20,16 +20,8 @@ from .errors import ControllerError
 from .manifest import Manifest
 from .procs import ProcessTracker
 from .runner import registry
+from .runner.campaign import Terminated, raise_terminated
 from .runner.execute import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID
-
-
-
-class _Stop(BaseException):
-    """SIGTERM, raised so the controller is stopped on the way out."""
-
-
-def _raise_stop(signum, frame):
-    raise _Stop()
 
 
 def serve_controller(spec: ControllerSpec, rundir: Path, switches: int = 0, ports: int = OFLOAD_DEFAULT_PORTS,
@@ -51,7 +43,7 @@ def serve_controller(spec: ControllerSpec, rundir: Path, switches: int = 0, port
     except OSError:  # not root: the state directory is not ours; clean by run directory instead
         pass
     adapter = make_adapter(spec, ProcessTracker(manifest))
-    old_term = signal.signal(signal.SIGTERM, _raise_stop)
+    old_term = signal.signal(signal.SIGTERM, raise_terminated)
     code = 0
     try:
         version = adapter.version()
@@ -66,7 +58,7 @@ def serve_controller(spec: ControllerSpec, rundir: Path, switches: int = 0, port
                 code = 1
                 break
             time.sleep(0.5)
-    except (KeyboardInterrupt, _Stop):
+    except (KeyboardInterrupt, Terminated):
         pass
     finally:
         adapter.stop()

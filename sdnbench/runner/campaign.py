@@ -56,7 +56,7 @@ class Progress:
         self.out(f"  {message}")
 
 
-class _Interrupted(BaseException):
+class Terminated(BaseException):
     """SIGTERM, turned into an exception so cleanup runs (BaseException, like KeyboardInterrupt,
     so that no handler of ordinary errors mistakes it for a failed trial)."""
 
@@ -75,7 +75,7 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
                   f"~{estimate_seconds(todo, exp.restart, exp.cooldown_s):.0f} s estimated; results in {rundir}")
     manifest = Manifest(rundir)
     registry.register(rundir)
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupted)
+    old_term = signal.signal(signal.SIGTERM, raise_terminated)
     # Ctrl-C must clean up even when started from a shell that left SIGINT ignored (`cmd &`).
     old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     # One campaign at a time per machine: networks share interface names, controllers ports.
@@ -93,8 +93,9 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     return store
 
 
-def _raise_interrupted(signum, frame):
-    raise _Interrupted()
+def raise_terminated(signum, frame):
+    """SIGTERM handler: raise Terminated so cleanup runs."""
+    raise Terminated()
 
 
 def _groups(trials: list[Trial], restart: str) -> list[list[Trial]]:
@@ -148,7 +149,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
             _run_trial(trial, net, adapter, rundir, store, progress, env, setup_s if i == 0 else 0.0)
             if exp.cooldown_s and i + 1 < len(trials):
                 time.sleep(exp.cooldown_s)
-    except (KeyboardInterrupt, _Interrupted):
+    except (KeyboardInterrupt, Terminated):
         progress.note("interrupted: cleaning up the network and controller")
         raise KeyboardInterrupt from None
     except SdnbenchError as exc:
