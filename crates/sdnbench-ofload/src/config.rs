@@ -15,8 +15,11 @@ use std::time::Duration;
 /// "interval" line per loop and one "summary" line. Exit codes: 0 ok, 1 a
 /// --min-rate / --max-p99 threshold not met, 2 error.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "sdnbench-ofload", version, after_help = EXAMPLES)]
+#[command(name = "sdnbench-ofload", version, disable_version_flag = true, after_help = EXAMPLES)]
 pub struct Config {
+    /// Print version (long form only: -V sets the OpenFlow version).
+    #[arg(long = "version", action = clap::ArgAction::Version)]
+    print_version: (),
     /// Controller host name or address.
     #[arg(short = 'c', long, default_value = "127.0.0.1")]
     pub controller: String,
@@ -211,6 +214,14 @@ impl Config {
     /// How the switches' PACKET_INs look (reason, table, cookie, VLAN tag).
     pub fn packet_in_profile(&self) -> crate::packet::Profile {
         crate::packet::Profile { reason: self.packet_in_reason, table_id: self.packet_in_table, cookie: self.packet_in_cookie, vlan: self.vlan, ip_protocol: self.ip_protocol }
+    }
+
+    /// Every how many matched answers one latency is recorded: each in
+    /// latency mode; in throughput mode one in 16, since at millions of
+    /// answers a second recording each would cost the generator more than
+    /// generating a request (systematic sampling of a steady stream).
+    pub fn latency_sample_every(&self) -> u32 {
+        if self.throughput { 16 } else { 1 }
     }
 
     /// Outstanding PACKET_INs per switch: 1 in latency mode.
