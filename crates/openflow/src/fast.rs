@@ -69,6 +69,36 @@ pub fn ethertype(frame: &[u8]) -> Option<u16> {
     Some(et)
 }
 
+/// The buffer id of a FLOW_MOD (ADD or MODIFY) or PACKET_OUT that releases a
+/// buffered packet: the answer nearly every controller gives, read with a
+/// few loads instead of a whole view. `None` for anything else (other
+/// messages, DELETEs, unbuffered answers, messages `response_view` would
+/// reject), which then take `response_view`. `msg` is one framed message:
+/// exactly as long as its header says.
+#[inline]
+pub fn released_buffer(msg: &[u8]) -> Option<u32> {
+    let be16 = |at: usize| msg.get(at..at + 2).map(|b| u16::from_be_bytes([b[0], b[1]]) as usize);
+    let be32 = |at: usize| msg.get(at..at + 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    let v10 = *msg.first()? == OFP10;
+    let ok = match *msg.get(1)? {
+        // 1.0: command @56, buffer_id @64, 72 bytes. 1.3: command @25, buffer_id @32, match length @50.
+        msg_type::FLOW_MOD if v10 => msg.len() >= 72 && be16(56)? <= 2,
+        msg_type::FLOW_MOD => msg.len() >= 56 && msg[25] <= 2 && (4..=msg.len() - 48).contains(&be16(50)?),
+        // actions length @14 (1.0) or @16 (1.3) after a 16 or 24 byte head
+        msg_type::PACKET_OUT if v10 => msg.len() >= 16 && 16 + be16(14)? <= msg.len(),
+        msg_type::PACKET_OUT => msg.len() >= 24 && 24 + be16(16)? <= msg.len(),
+        _ => false,
+    };
+    let id = if !ok {
+        return None;
+    } else if msg[1] == msg_type::FLOW_MOD {
+        be32(if v10 { 64 } else { 32 })?
+    } else {
+        be32(8)?
+    };
+    (id != crate::NO_BUFFER).then_some(id)
+}
+
 /// Reads a FLOW_MOD or PACKET_OUT in place; `Ok(None)` for other messages.
 /// Fixed offsets, one bounds check per message: this runs once per response.
 pub fn response_view(msg: &[u8]) -> Result<Option<ResponseView<'_>>, DecodeError> {

@@ -76,17 +76,21 @@ fn recorded_responses_are_read_in_place() {
         for (_, bytes) in load(name) {
             let m = Message::decode(&bytes).unwrap();
             let view = response_view(&bytes).unwrap();
+            let released = openflow::fast::released_buffer(&bytes);
             match &m.body {
                 Body::FlowMod(f) => {
+                    let buffered = f.command <= 2 && f.buffer_id != openflow::NO_BUFFER;
+                    assert_eq!(released, buffered.then_some(f.buffer_id), "{name}: fast path");
                     let v = view.unwrap();
                     assert_eq!(v.kind, ResponseKind::FlowMod { command: f.command });
                     assert_eq!((v.buffer_id, v.eth_src()), (f.buffer_id, f.eth_src()), "{name} v{version}");
                 }
                 Body::PacketOut(p) => {
+                    assert_eq!(released, (p.buffer_id != openflow::NO_BUFFER).then_some(p.buffer_id), "{name}: fast path");
                     let v = view.unwrap();
                     assert_eq!((v.buffer_id, v.packet), (p.buffer_id, &p.data[..]));
                 }
-                _ => assert!(view.is_none()),
+                _ => assert!(view.is_none() && released.is_none()),
             }
         }
     }

@@ -9,7 +9,7 @@ use crate::stats::Snapshot;
 use crate::topology::Relay;
 use crate::tracker::{Outcome, Tracker};
 use crate::Shared;
-use openflow::fast::{response_view, ResponseKind};
+use openflow::fast::{released_buffer, response_view, ResponseKind};
 use openflow::{frame_len, msg_type, Message, NO_BUFFER};
 use std::io::ErrorKind;
 use std::sync::atomic::Ordering::Relaxed;
@@ -112,6 +112,10 @@ struct Switch {
     first_decode_error: Option<String>,
     /// Latency samples (ns) not yet added to the thread's histogram.
     samples: Vec<u64>,
+    /// One matched answer in this many has its latency recorded.
+    sample_every: u32,
+    /// Matched answers until the next recorded one.
+    sample_in: u32,
     /// Path setup samples (ns) not yet added to the shared histogram.
     path_samples: Vec<u64>,
     /// The TLS session, when the controller is reached over TLS.
@@ -139,6 +143,8 @@ pub async fn run_switch(idx: u32, shared: Arc<Shared>, phase_rx: PhaseRx, inbox:
         local: Snapshot::default(),
         first_decode_error: None,
         samples: Vec::new(),
+        sample_every: cfg.latency_sample_every(),
+        sample_in: 1,
         path_samples: Vec::new(),
         tls: None,
     };
@@ -316,9 +322,16 @@ impl Switch {
         let mut at = 0;
         let now = crate::now_ns();
         let measuring = shared.measuring.load(Relaxed);
+        // Path mode ties flows by MAC before buffer id, so it takes the full view.
+        let fast = phase == Phase::Run && shared.paths.is_none();
         while let Some(len) = frame_len(&buf[at..]).map_err(|e| self.decode_failure(e))? {
             let msg = &buf[at..at + len];
             at += len;
+            if let Some(seq) = released_buffer(msg).filter(|&id| fast && id <= packet::MAX_SEQ) {
+                let outcome = self.tracker.answer_seq(seq, now);
+                self.count(outcome, measuring, shared);
+                continue;
+            }
             if msg[1] == msg_type::FLOW_MOD || msg[1] == msg_type::PACKET_OUT {
                 match response_view(msg) {
                     Ok(Some(v)) => self.on_response(v, now, phase, measuring, shared),
@@ -386,11 +399,20 @@ impl Switch {
             Ties::Learning => return, // answer to the learning packet
             Ties::Nothing => Outcome::Unmatched,
         };
+        self.count(outcome, measuring, shared);
+    }
+
+    /// Counts one answer to a PACKET_IN by what it answered.
+    fn count(&mut self, outcome: Outcome, measuring: bool, shared: &Shared) {
         self.local.responses += 1;
         match outcome {
             Outcome::Matched { latency_ns } => {
                 self.local.matched += 1;
-                if measuring {
+                self.sample_in -= 1;
+                if self.sample_in == 0 {
+                    self.sample_in = self.sample_every;
+                }
+                if measuring && self.sample_in == self.sample_every {
                     self.samples.push(latency_ns);
                     if self.samples.len() >= crate::latency::BATCH {
                         shared.latencies.record(&mut self.samples);

@@ -195,7 +195,7 @@ pub enum Ties {
 /// eth_dst tables) names the host both ways; the first flow matches the
 /// request and the second counts as its duplicate.
 pub fn ties_to(v: &ResponseView, switch: u32) -> Ties {
-    if v.buffer_id != NO_BUFFER && v.buffer_id <= 0x7fff_ffff {
+    if v.buffer_id != NO_BUFFER && v.buffer_id <= MAX_SEQ {
         return Ties::Seq(v.buffer_id);
     }
     if let Some(seq) = seq_of(switch, v.packet) {
@@ -212,9 +212,13 @@ pub fn ties_to(v: &ResponseView, switch: u32) -> Ties {
     }
 }
 
-/// Buffer ids are request sequence numbers kept below NO_BUFFER.
+/// The largest sequence number: buffer ids are request sequence numbers,
+/// kept to 31 bits so they never reach NO_BUFFER.
+pub const MAX_SEQ: u32 = 0x7fff_ffff;
+
+/// The sequence number after `seq`.
 pub fn next_seq(seq: u32) -> u32 {
-    (seq + 1) & 0x7fff_ffff
+    (seq + 1) & MAX_SEQ
 }
 
 #[cfg(test)]

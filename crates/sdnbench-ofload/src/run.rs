@@ -182,7 +182,8 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
     let latency = (!hist.is_empty()).then(|| {
         let us = |q: f64| hist.value_at_quantile(q) as f64 / 1e3;
         json!({"count": hist.len(), "mean": hist.mean() / 1e3, "p50": us(0.5), "p90": us(0.9), "p99": us(0.99),
-               "p999": us(0.999), "max": hist.max() as f64 / 1e3, "min": hist.min() as f64 / 1e3})
+               "p999": us(0.999), "max": hist.max() as f64 / 1e3, "min": hist.min() as f64 / 1e3,
+               "sample_every": cfg.latency_sample_every()})
     });
     let mean_rate = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
     let mut unmet = Vec::new();
