@@ -54,11 +54,11 @@ impl Workers {
         let idle_ns = Arc::new(AtomicU64::new(0));
         let mut w = Workers { handles: Vec::new(), stops: Vec::new(), threads: Vec::new(), idle_ns: idle_ns.clone(), busy_poll };
         for i in 0..n.max(1) {
-            let mut rt = Builder::new_current_thread();
-            if busy_poll {
-                rt.event_interval(1); // look at the sockets on every scheduler tick
-            }
-            let rt = rt.enable_all().build()?;
+            // Busy-polling, the runtime looks at the sockets (epoll_wait with
+            // no timeout) each time it has run every ready switch, as cbench
+            // polls once per sweep; polling after each switch instead cost
+            // 1.3 epoll_waits per answer in latency mode and 14 % of the rate.
+            let rt = Builder::new_current_thread().enable_all().build()?;
             let (stop_tx, stop_rx) = oneshot::channel::<()>();
             w.handles.push(rt.handle().clone());
             w.stops.push(stop_tx);
