@@ -43,6 +43,8 @@ pub struct Tracker {
     /// Oldest sequence number that may still be outstanding.
     oldest: u32,
     next: u32,
+    /// Requests recorded so far.
+    sent_total: u64,
 }
 
 impl Tracker {
@@ -50,7 +52,7 @@ impl Tracker {
     pub fn new(window: u32) -> Tracker {
         let cap = ((window as usize) * 2).max(256).next_power_of_two();
         let empty = Slot { seq: 0, host: 0, sent_ns: 0, state: State::Empty };
-        Tracker { slots: vec![empty; cap], mask: cap - 1, outstanding: 0, oldest: 0, next: 0 }
+        Tracker { slots: vec![empty; cap], mask: cap - 1, outstanding: 0, oldest: 0, next: 0, sent_total: 0 }
     }
 
     pub fn outstanding(&self) -> u32 {
@@ -66,16 +68,27 @@ impl Tracker {
         }
         self.slots[i] = Slot { seq, host, sent_ns: now_ns, state: State::Outstanding };
         self.outstanding += 1;
+        self.sent_total += 1;
         self.next = crate::packet::next_seq(seq);
     }
 
     /// Resolves a response that names request `seq` (buffer id or payload).
     pub fn answer_seq(&mut self, seq: u32, now_ns: u64) -> Outcome {
         let i = seq as usize & self.mask;
-        if self.slots[i].seq != seq {
-            return Outcome::Unmatched;
+        if self.slots[i].seq != seq || self.slots[i].state == State::Empty {
+            return if self.sent_long_ago(seq) { Outcome::Late } else { Outcome::Unmatched };
         }
         self.resolve(i, now_ns)
+    }
+
+    /// True for a sequence number this switch sent so long ago that the ring
+    /// has reused its slot: a slow controller's answer to a request that
+    /// timed out, still late rather than unknown. (Sequence numbers only
+    /// come from us; anything ahead of the next one, or a quarter of the
+    /// sequence space behind, is not ours.)
+    fn sent_long_ago(&self, seq: u32) -> bool {
+        let behind = self.next.wrapping_sub(seq) & crate::packet::MAX_SEQ;
+        behind > self.slots.len() as u32 && behind < (crate::packet::MAX_SEQ >> 2) && self.sent_total > behind as u64
     }
 
     /// Resolves a response that names only the source host (a FLOW_MOD
@@ -159,6 +172,7 @@ mod tests {
         assert_eq!(t.answer_host(6, 1300), Outcome::Duplicate);
         assert_eq!(t.answer_host(5, 1300), Outcome::Matched { latency_ns: 1200 });
         assert_eq!(t.answer_seq(77, 1300), Outcome::Unmatched);
+        assert_eq!(t.answer_seq(0, 1300), Outcome::Duplicate);
         assert_eq!(t.answer_host(9, 1300), Outcome::Unmatched);
         assert_eq!(t.outstanding(), 0);
     }
@@ -181,7 +195,9 @@ mod tests {
             t.sent(seq, seq, seq as u64);
         }
         assert!(t.outstanding() <= 256);
-        assert_eq!(t.answer_seq(10, 6000), Outcome::Unmatched);
+        assert_eq!(t.answer_seq(10, 6000), Outcome::Late, "sent, but its slot was reused");
+        assert_eq!(t.answer_seq(5000, 6000), Outcome::Unmatched, "never sent");
+        assert_eq!(t.answer_seq(0x7000_0000, 6000), Outcome::Unmatched, "not a number of ours");
         assert!(matches!(t.answer_seq(4999, 6000), Outcome::Matched { .. }));
     }
 }
