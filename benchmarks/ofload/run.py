@@ -69,7 +69,10 @@ class Responder:
         self.port = free_port()
         log = open(self.rawdir / f"responder-{self.port}.log", "w")
         pinned = cpu_set(self.cpus)
-        self.proc = subprocess.Popen([str(BIN / "ofload-responder"), "-p", str(self.port)], stdout=log,
+        # One worker thread per CPU it is pinned to, so --controller-cpus 2
+        # measures a two-core responder (unpinned: one thread).
+        threads = str(len(pinned) if pinned else 1)
+        self.proc = subprocess.Popen([str(BIN / "ofload-responder"), "-p", str(self.port), "-T", threads], stdout=log,
                                      stderr=subprocess.STDOUT,
                                      preexec_fn=(lambda: os.sched_setaffinity(0, pinned)) if pinned else None)
         deadline = time.monotonic() + 10
