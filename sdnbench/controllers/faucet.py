@@ -44,7 +44,7 @@ ETH_SRC_TABLE = 1
 #: only (later ones within cache_update_guard_time, default timeout/2 = 150 s, get nothing),
 #: so no host may come round twice in a run; at Faucet's ~1-2k learns/s this lasts hours.
 SOUTHBOUND_MACS_PER_SWITCH = 1_000_000
-#: Throughput-mode window per switch: ofload's automatic one (65536/switches) queues far
+#: Throughput-mode window per switch: ofload's automatic one (1,048,576/switches) queues far
 #: more than Faucet learns within ofload's 2 s timeout, so nearly every request would time
 #: out; 16 per switch keeps Faucet's input full (measured: 4, 16 and 64 give the same rate).
 SOUTHBOUND_WINDOW = 16

@@ -89,13 +89,14 @@ pub fn released_buffer(msg: &[u8]) -> Option<u32> {
         msg_type::PACKET_OUT => msg.len() >= 24 && 24 + be16(16)? <= msg.len(),
         _ => false,
     };
-    let id = if !ok {
+    if !ok {
         return None;
-    } else if msg[1] == msg_type::FLOW_MOD {
-        be32(if v10 { 64 } else { 32 })?
-    } else {
-        be32(8)?
-    };
+    }
+    let id = be32(match msg[1] {
+        msg_type::FLOW_MOD if v10 => 64,
+        msg_type::FLOW_MOD => 32,
+        _ => 8, // PACKET_OUT
+    })?;
     (id != crate::NO_BUFFER).then_some(id)
 }
 

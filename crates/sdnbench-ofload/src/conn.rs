@@ -411,11 +411,11 @@ impl Switch {
                 self.sample_in -= 1;
                 if self.sample_in == 0 {
                     self.sample_in = self.sample_every;
-                }
-                if measuring && self.sample_in == self.sample_every {
-                    self.samples.push(latency_ns);
-                    if self.samples.len() >= crate::latency::BATCH {
-                        shared.latencies.record(&mut self.samples);
+                    if measuring {
+                        self.samples.push(latency_ns);
+                        if self.samples.len() >= crate::latency::BATCH {
+                            shared.latencies.record(&mut self.samples);
+                        }
                     }
                 }
             }

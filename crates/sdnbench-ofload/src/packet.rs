@@ -48,7 +48,7 @@ pub const IP_PROTOCOL_CBENCH: u8 = 255;
 
 impl Default for Profile {
     fn default() -> Profile {
-        Profile { reason: 0, table_id: 0, cookie: 0, vlan: None, ip_protocol: IP_PROTOCOL_CBENCH }
+        Profile { reason: REASON_NO_MATCH, table_id: 0, cookie: 0, vlan: None, ip_protocol: IP_PROTOCOL_CBENCH }
     }
 }
 

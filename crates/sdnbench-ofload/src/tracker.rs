@@ -75,7 +75,7 @@ impl Tracker {
     /// Resolves a response that names request `seq` (buffer id or payload).
     pub fn answer_seq(&mut self, seq: u32, now_ns: u64) -> Outcome {
         let i = seq as usize & self.mask;
-        if self.slots[i].seq != seq || self.slots[i].state == State::Empty {
+        if self.slots[i].seq != seq {
             return if self.sent_long_ago(seq) { Outcome::Late } else { Outcome::Unmatched };
         }
         self.resolve(i, now_ns)
