@@ -72,13 +72,15 @@ class Number(Type):
     def expected(self) -> str:
         """Human description of the accepted values."""
         kind = "an integer" if self.integer else "a number"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{kind} from {self.minimum:,} to {self.maximum:,}"
         bounds = []
         if self.minimum is not None:
             bounds.append(f">= {self.minimum}")
         if self.xmin is not None:
             bounds.append(f"> {self.xmin}")
         if self.maximum is not None:
-            bounds.append(f"<= {self.maximum}")
+            bounds.append(f"<= {self.maximum:,}")
         return kind + (" " + " and ".join(bounds) if bounds else "")
 
     def check(self, node, ctx, key):

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import yaml
 
+from ..controllers import ADAPTERS
+from ..topology import KINDS as TOPOLOGY_KINDS
+from ..workloads.traffic.registry import ENGINE_MODULES
 from .fields import (REQUIRED, Any_, Bool, Context, Field, ListOf, Mapping, Number,
                      Record, Str, Tagged, Type)
 
-CONTROLLER_KINDS = ("osken", "ryu", "faucet", "testcontroller", "pox", "remote", "none")
-ENGINES = ("native", "ditg", "iperf3", "ping")
+# Choices come from the registries: a new controller, engine or topology is a module there.
+CONTROLLER_KINDS = tuple(ADAPTERS)
+ENGINES = ENGINE_MODULES
 OPENFLOW = ("1.0", "1.3")
 
 
@@ -23,53 +27,25 @@ LINK = Record("link", {
 }, doc="Shaping of a link; omitted keys leave it unshaped.")
 
 
-def _topology(kind: str, doc: str, fields: dict[str, Field]) -> Record:
+def _topology(kind) -> Record:
+    """The experiment-file record of a topology kind: its own parameters plus the shared keys."""
     common = {
-        "kind": Field(Str(choices=(kind,)), REQUIRED, "topology builder"),
+        "kind": Field(Str(choices=(kind.name,)), REQUIRED, "topology builder"),
         "label": Field(Str(), None, "name in tables (default: kind and sizes)"),
         "link": Field(LINK, None, "shaping of every link (edge and core)"),
         "edge_link": Field(LINK, None, "shaping of host-switch links (overrides link)"),
         "core_link": Field(LINK, None, "shaping of switch-switch links (overrides link)"),
     }
-    return Record(f"topology '{kind}'", {**common, **fields}, doc=doc)
+
+    def too_large(spec: dict, node, ctx: Context, key: str) -> None:
+        problem = kind.size_problem(spec)
+        if problem:
+            ctx.error(node, key, problem)
+
+    return Record(f"topology '{kind.name}'", {**common, **kind.params}, doc=kind.doc, extra_check=too_large)
 
 
-TOPOLOGY = Tagged({
-    "single": _topology("single", "N hosts on one switch.", {
-        "hosts": Field(_positive(), 2, "number of hosts")}),
-    "linear": _topology("linear", "K switches in a chain, hosts spread over them.", {
-        "switches": Field(_positive(), REQUIRED, "number of switches"),
-        "hosts_per_switch": Field(Number(integer=True, minimum=1), 1, "hosts on each switch"),
-        "hosts": Field(_positive(), None, "total hosts instead: spread evenly, extras on the end switches"),
-    }),
-    "tree": _topology("tree", "A complete tree of switches; hosts at the leaves.", {
-        "depth": Field(_positive(), REQUIRED, "levels of switches (1 = one switch)"),
-        "fanout": Field(_positive(), REQUIRED, "children per switch, and hosts per leaf switch"),
-    }),
-    "spine_leaf": _topology("spine_leaf", "Every leaf connects to every spine: many equal-cost paths.", {
-        "spines": Field(_positive(), 2, "number of spine switches"),
-        "leaves": Field(_positive(), 4, "number of leaf switches"),
-        "hosts_per_leaf": Field(_positive(), 2, "hosts on each leaf"),
-    }),
-    "grid": _topology("grid", "rows x columns switches, each linked to its neighbours.", {
-        "rows": Field(_positive(), REQUIRED, "grid rows"),
-        "columns": Field(_positive(), REQUIRED, "grid columns"),
-        "hosts_per_switch": Field(Number(integer=True, minimum=0), 1, "hosts on each switch"),
-        "hosts": Field(_positive(), None, "total hosts instead: one per switch in row order, wrapping"),
-    }),
-    "transit_stub": _topology("transit_stub", "Calvert/Zegura Internet model: transit domains with stub domains.", {
-        "transit_domains": Field(_positive(), 1, "number of transit domains"),
-        "transit_nodes": Field(_positive(), 3, "switches per transit domain (joined in a ring)"),
-        "stubs_per_transit": Field(_positive(), 2, "stub domains attached to each transit switch"),
-        "stub_nodes": Field(_positive(), 2, "switches per stub domain (a chain)"),
-        "hosts_per_stub_node": Field(_positive(), 3, "hosts on each stub switch"),
-    }),
-    "custom": _topology("custom", "A Mininet Topo class of the user's.", {
-        "class": Field(Str(pattern=r"^[\w.]+:\w+$"), REQUIRED, "module:Class of a mininet.topo.Topo subclass"),
-        "path": Field(Str(), None, "directory to add to the import path (relative to the experiment file)"),
-        "args": Field(Any_(), {}, "keyword arguments for the class"),
-    }),
-})
+TOPOLOGY = Tagged({name: _topology(kind) for name, kind in TOPOLOGY_KINDS.items()})
 
 CONTROLLER = Record("controller", {
     "kind": Field(Str(choices=CONTROLLER_KINDS), REQUIRED, "which adapter runs it"),
@@ -150,7 +126,7 @@ class Sweep(Type):
 
 
 FLOW_SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
-ENGINE = Field(Str(choices=ENGINES), "native", "traffic engine: native (sdnbench-tgen), ditg, iperf3, ping")
+ENGINE = Field(Str(choices=ENGINES), ENGINES[0], "traffic engine: " + ", ".join(ENGINES))
 
 TRAFFIC_WORKLOAD = Record("traffic workload", {
     "name": Field(Str(), REQUIRED, "name of the workload in tables"),

@@ -1,26 +1,22 @@
-"""Controller adapters by kind, and the factory that builds one from a spec."""
+"""Controller adapters by kind, and the factory that builds one from a spec.
+
+Each adapter is one module defining `ADAPTER` (a ControllerAdapter subclass
+whose `kind` names it); ADAPTER_MODULES is the registry. The experiment
+schema and `doctor` take their controller choices from here.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 from ..errors import ConfigError
 from .base import Availability, ControllerAdapter, ControllerSpec
-from .faucet import FaucetAdapter
-from .none import NoneAdapter
-from .osken import OsKenAdapter
-from .pox import PoxAdapter
-from .remote import RemoteAdapter
-from .ryu import RyuAdapter
-from .testcontroller import TestControllerAdapter
+
+#: Modules of this package that define an adapter, in the order the docs list them.
+ADAPTER_MODULES = ("osken", "ryu", "faucet", "testcontroller", "pox", "remote", "none")
 
 ADAPTERS: dict[str, type[ControllerAdapter]] = {
-    "osken": OsKenAdapter,
-    "ryu": RyuAdapter,
-    "faucet": FaucetAdapter,
-    "testcontroller": TestControllerAdapter,
-    "pox": PoxAdapter,
-    "remote": RemoteAdapter,
-    "none": NoneAdapter,
-}
+    cls.kind: cls for cls in (importlib.import_module(f"{__name__}.{m}").ADAPTER for m in ADAPTER_MODULES)}
 
 
 def make_adapter(spec: ControllerSpec, tracker=None) -> ControllerAdapter:

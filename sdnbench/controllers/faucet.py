@@ -207,3 +207,7 @@ class FaucetAdapter(ProcessAdapter):
         py = str(venv_python("faucet"))
         return run_version([py, "-c", "from importlib.metadata import version as v; "
                                       "print(f\"faucet {v('faucet')} (os-ken {v('os-ken')})\")"])
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = FaucetAdapter

@@ -41,3 +41,7 @@ class NoneAdapter(ControllerAdapter):
     def endpoints(self) -> dict[str, str]:
         """No controller, so no endpoints."""
         return {}
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = NoneAdapter

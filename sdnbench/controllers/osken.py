@@ -49,3 +49,7 @@ class OsKenAdapter(ProcessAdapter):
     def query_version(self) -> str:
         """os-ken's package version in the venv."""
         return "os-ken " + run_version([str(venv_python("osken")), str(launcher("osken_launcher.py")), "--version"])
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = OsKenAdapter

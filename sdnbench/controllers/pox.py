@@ -86,3 +86,7 @@ class PoxAdapter(ProcessAdapter):
 def git_version(path: Path) -> str:
     """`git describe --tags --always --dirty` of a checkout, or 'unknown'."""
     return run_version(["git", "-C", str(path), "describe", "--tags", "--always", "--dirty"])
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = PoxAdapter

@@ -47,3 +47,7 @@ class RemoteAdapter(ControllerAdapter):
     def listening(self) -> bool:
         """True while host:port accepts a TCP connection."""
         return accepts(self.spec.host, self.spec.port)
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = RemoteAdapter

@@ -53,3 +53,7 @@ class RyuAdapter(ProcessAdapter):
         """Ryu's package version in the venv."""
         return "ryu " + run_version([str(venv_python("ryu")), str(launcher("ryu_launcher.py")),
                                      "--sdnbench-version"])
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = RyuAdapter

@@ -49,3 +49,7 @@ class TestControllerAdapter(ProcessAdapter):
     def query_version(self) -> str:
         """'ovs-testcontroller (Open vSwitch) X.Y.Z'."""
         return run_version([shutil.which(BINARY) or BINARY, "--version"])
+
+
+#: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
+ADAPTER = TestControllerAdapter

@@ -1,45 +1,35 @@
-"""Topology builders: pure graphs from experiment specs, no root needed."""
+"""Topology builders: pure graphs from experiment specs, no root needed.
+
+Each kind is one module defining `KIND` (sdnbench.topology.kind.TopologyKind);
+KIND_MODULES is the registry. The experiment schema takes its topology choices
+and parameters from here.
+"""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from . import custom, grid, linear, single, spine_leaf, transit_stub, tree
 from .graph import TopologyGraph
+from .kind import TopologyKind
 from .links import link_params
+
+#: Modules of this package that define a topology kind, in the order the docs list them.
+KIND_MODULES = ("single", "linear", "tree", "spine_leaf", "grid", "transit_stub", "custom")
+
+KINDS: dict[str, TopologyKind] = {
+    kind.name: kind for kind in (importlib.import_module(f"{__name__}.{m}").KIND for m in KIND_MODULES)}
 
 
 def build_topology(spec: dict, default_link: dict | None = None, base_dir: Path = Path(".")) -> TopologyGraph:
-    """Build the graph a validated topology spec describes."""
+    """Build the graph a topology spec describes (missing parameters take their defaults)."""
+    kind = KINDS.get(spec["kind"])
+    if kind is None:
+        raise ValueError(f"unknown topology kind {spec['kind']!r}; expected one of {', '.join(KINDS)}")
     edge, core = link_params(spec, default_link)
-    kind = spec["kind"]
-    if kind == "single":
-        return single.build(spec["hosts"], edge, core)
-    if kind == "linear":
-        return linear.build(spec["switches"], spec["hosts_per_switch"], spec.get("hosts"), edge, core)
-    if kind == "tree":
-        return tree.build(spec["depth"], spec["fanout"], edge, core)
-    if kind == "spine_leaf":
-        return spine_leaf.build(spec["spines"], spec["leaves"], spec["hosts_per_leaf"], edge, core)
-    if kind == "grid":
-        return grid.build(spec["rows"], spec["columns"], spec["hosts_per_switch"], spec.get("hosts"), edge, core)
-    if kind == "transit_stub":
-        return transit_stub.build(spec["transit_domains"], spec["transit_nodes"], spec["stubs_per_transit"],
-                                  spec["stub_nodes"], spec["hosts_per_stub_node"], edge, core)
-    if kind == "custom":
-        return custom.build(spec["class"], spec.get("path"), spec.get("args") or {}, base_dir, edge, core)
-    raise ValueError(f"unknown topology kind {kind!r}")
+    return kind.build({**kind.defaults(), **spec}, edge, core, base_dir)
 
 
 def topology_label(spec: dict) -> str:
     """The row name of a topology: its label, or kind plus sizes."""
-    if spec.get("label"):
-        return spec["label"]
-    sizes = {
-        "single": ("hosts",), "linear": ("switches",), "tree": ("depth", "fanout"),
-        "spine_leaf": ("spines", "leaves"), "grid": ("rows", "columns"),
-        "transit_stub": ("transit_domains", "transit_nodes"), "custom": (),
-    }[spec["kind"]]
-    if spec["kind"] == "custom":
-        return spec["class"].split(":")[-1]
-    return spec["kind"] + "-" + "x".join(str(spec[k]) for k in sizes)
+    return KINDS[spec["kind"]].row_label(spec)

@@ -6,8 +6,10 @@ import importlib
 import sys
 from pathlib import Path
 
+from ..config.fields import Any_, Field, REQUIRED, Str
 from ..errors import ConfigError
 from .graph import Host, LinkParams, Switch, TopologyGraph
+from .kind import TopologyKind
 
 
 def load_class(ref: str, search_path: Path | None):
@@ -60,3 +62,15 @@ def build(class_ref: str, path: str | None, args: dict, base_dir: Path,
     except Exception as exc:  # the user's code: report, don't trace back
         raise ConfigError(f"{class_ref}({args}) failed: {exc}") from None
     return from_mininet_topo(topo, edge, core)
+
+
+KIND = TopologyKind(
+    name="custom", doc="A Mininet Topo class of the user's.",
+    params={
+        "class": Field(Str(pattern=r"^[\w.]+:\w+$"), REQUIRED, "module:Class of a mininet.topo.Topo subclass"),
+        "path": Field(Str(), None, "directory to add to the import path (relative to the experiment file)"),
+        "args": Field(Any_(), {}, "keyword arguments for the class"),
+    },
+    build=lambda p, edge, core, base_dir: build(p["class"], p.get("path"), p.get("args") or {}, base_dir,
+                                                edge, core),
+    label=lambda p: p["class"].split(":")[-1])

@@ -1,6 +1,7 @@
 """grid: rows x columns switches, each linked to its right and lower neighbour."""
 
 from .graph import LinkParams, TopologyGraph
+from .kind import MAX_HOSTS, TopologyKind, size_param
 
 
 def build(rows: int, columns: int, hosts_per_switch: int, hosts: int | None,
@@ -22,3 +23,19 @@ def build(rows: int, columns: int, hosts_per_switch: int, hosts: int | None,
     for s in attach:
         g.add_link(g.add_host(), s, edge, "edge")
     return g
+
+
+KIND = TopologyKind(
+    name="grid", doc="rows x columns switches, each linked to its neighbours.",
+    params={
+        "rows": size_param("grid rows"),
+        "columns": size_param("grid columns"),
+        "hosts_per_switch": size_param("hosts on each switch", 1, minimum=0, maximum=MAX_HOSTS),
+        "hosts": size_param("total hosts instead: one per switch in row order, wrapping", None,
+                            maximum=MAX_HOSTS),
+    },
+    build=lambda p, edge, core, _: build(p["rows"], p["columns"], p["hosts_per_switch"], p.get("hosts"),
+                                         edge, core),
+    label_params=("rows", "columns"),
+    counts=lambda p: (p["rows"] * p["columns"],
+                      p.get("hosts") or p["rows"] * p["columns"] * p["hosts_per_switch"]))

@@ -1,6 +1,7 @@
 """linear: K switches in a chain, hosts spread over them."""
 
 from .graph import LinkParams, TopologyGraph
+from .kind import MAX_HOSTS, TopologyKind, size_param
 
 
 def hosts_per_switch(switches: int, per_switch: int, total: int | None) -> list[int]:
@@ -25,3 +26,16 @@ def build(switches: int, hosts_per_switch_: int, hosts: int | None,
         for _ in range(n):
             g.add_link(g.add_host(), s, edge, "edge")
     return g
+
+
+KIND = TopologyKind(
+    name="linear", doc="K switches in a chain, hosts spread over them.",
+    params={
+        "switches": size_param("number of switches"),
+        "hosts_per_switch": size_param("hosts on each switch", 1, maximum=MAX_HOSTS),
+        "hosts": size_param("total hosts instead: spread evenly, extras on the end switches", None,
+                            maximum=MAX_HOSTS),
+    },
+    build=lambda p, edge, core, _: build(p["switches"], p["hosts_per_switch"], p.get("hosts"), edge, core),
+    label_params=("switches",),
+    counts=lambda p: (p["switches"], p.get("hosts") or p["switches"] * p["hosts_per_switch"]))

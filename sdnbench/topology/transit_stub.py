@@ -8,6 +8,7 @@ crosses the transit core as it does between Internet edge networks.
 """
 
 from .graph import LinkParams, TopologyGraph
+from .kind import TopologyKind, size_param
 
 
 def _ring(g: TopologyGraph, nodes: list[str], params: LinkParams) -> None:
@@ -39,3 +40,24 @@ def build(transit_domains: int, transit_nodes: int, stubs_per_transit: int, stub
         for _ in range(hosts_per_stub_node):
             g.add_link(g.add_host(), s, edge, "edge")
     return g
+
+
+def counts(p: dict) -> tuple[int, int]:
+    """(switches, hosts) of a transit-stub spec."""
+    transit = p["transit_domains"] * p["transit_nodes"]
+    stub_switches = transit * p["stubs_per_transit"] * p["stub_nodes"]
+    return transit + stub_switches, stub_switches * p["hosts_per_stub_node"]
+
+
+KIND = TopologyKind(
+    name="transit_stub", doc="Calvert/Zegura Internet model: transit domains with stub domains.",
+    params={
+        "transit_domains": size_param("number of transit domains", 1),
+        "transit_nodes": size_param("switches per transit domain (joined in a ring)", 3),
+        "stubs_per_transit": size_param("stub domains attached to each transit switch", 2),
+        "stub_nodes": size_param("switches per stub domain (a chain)", 2),
+        "hosts_per_stub_node": size_param("hosts on each stub switch", 3),
+    },
+    build=lambda p, edge, core, _: build(p["transit_domains"], p["transit_nodes"], p["stubs_per_transit"],
+                                         p["stub_nodes"], p["hosts_per_stub_node"], edge, core),
+    label_params=("transit_domains", "transit_nodes"), counts=counts)

@@ -1,6 +1,7 @@
 """tree: a complete tree of switches of a given depth and fanout, hosts at the leaves."""
 
 from .graph import LinkParams, TopologyGraph
+from .kind import TopologyKind, size_param
 
 
 def build(depth: int, fanout: int, edge: LinkParams, core: LinkParams) -> TopologyGraph:
@@ -18,3 +19,18 @@ def build(depth: int, fanout: int, edge: LinkParams, core: LinkParams) -> Topolo
 
     grow(1)
     return g
+
+
+def counts(depth: int, fanout: int) -> tuple[int, int]:
+    """(switches, hosts): 1 + f + ... + f^(d-1) switches and f^d hosts."""
+    return sum(fanout ** level for level in range(depth)), fanout ** depth
+
+
+KIND = TopologyKind(
+    name="tree", doc="A complete tree of switches; hosts at the leaves.",
+    params={
+        "depth": size_param("levels of switches (1 = one switch)", maximum=64),
+        "fanout": size_param("children per switch, and hosts per leaf switch"),
+    },
+    build=lambda p, edge, core, _: build(p["depth"], p["fanout"], edge, core),
+    label_params=("depth", "fanout"), counts=lambda p: counts(p["depth"], p["fanout"]))
