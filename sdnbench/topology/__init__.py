@@ -15,7 +15,7 @@ from .kind import TopologyKind
 from .links import link_params
 
 #: Modules of this package that define a topology kind, in the order the docs list them.
-KIND_MODULES = ("single", "linear", "tree", "spine_leaf", "grid", "transit_stub", "custom")
+KIND_MODULES = ("single", "linear", "tree", "spine_leaf", "grid", "transit_stub", "custom", "graphml")
 
 KINDS: dict[str, TopologyKind] = {
     kind.name: kind for kind in (importlib.import_module(f"{__name__}.{m}").KIND for m in KIND_MODULES)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ TOPOLOGIES = [
     {"kind": "grid", "rows": 2, "columns": 2, "hosts_per_switch": 1},
     {"kind": "transit_stub", "transit_domains": 1, "transit_nodes": 3, "stubs_per_transit": 1,
      "stub_nodes": 1, "hosts_per_stub_node": 1},
+    {"kind": "graphml", "path": str(Path(__file__).parent.parent / "unit" / "data" / "zoo-five.graphml")},
 ]
 
 
