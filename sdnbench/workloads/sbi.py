@@ -211,23 +211,16 @@ def run_ofload(host: str, port: int, of_version: str = "1.0", opts: OfloadOption
     return SbiResult(metrics_from_summary(summary), summary, intervals, argv, proc.returncode, proc.stdout, proc.stderr)
 
 
-#: Two-sided 95% Student t quantiles by degrees of freedom (1..30); beyond 30, 1.96 is close enough.
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
 def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
-    """Mean, sample sd and the 95% confidence half-width (Student t) of repeated measurements."""
-    xs = [float(v) for v in values if v is not None]
-    n = len(xs)
-    if n == 0:
+    """Mean, sample sd and the 95% confidence half-width of repeated measurements (analysis.stats)."""
+    from ..analysis.stats import summarize
+
+    s = summarize(values)
+    if s is None:
         return {"n": 0, "mean": None, "sd": None, "ci95": None}
-    mean = sum(xs) / n
-    if n == 1:
-        return {"n": 1, "mean": mean, "sd": None, "ci95": None}
-    sd = (sum((x - mean) ** 2 for x in xs) / (n - 1)) ** 0.5
-    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
-    return {"n": n, "mean": mean, "sd": sd, "ci95": t * sd / n ** 0.5}
+    if s.n == 1:
+        return {"n": 1, "mean": s.mean, "sd": None, "ci95": None}
+    return {"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": s.ci95}
 
 
 def aggregate(results: list[SbiResult]) -> dict[str, dict]:
