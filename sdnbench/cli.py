@@ -59,7 +59,7 @@ def _cmd_plan(args) -> int:
     for t in trials:
         point = " ".join(f"{k}={v}" for k, v in t.sweep_point.items())
         print(f"{t.seq + 1:4d}  {t.controller.label:<14} {t.topology:<16} {t.workload['name']:<14} "
-              f"{point:<24} rep {t.repetition}  ~{t.traffic_seconds():.0f} s traffic")
+              f"{point:<24} rep {t.repetition}  ~{t.expected_seconds():.0f} s traffic")
     est = estimate_seconds(trials, exp.restart, exp.cooldown_s)
     print(f"\n{len(trials)} trials; estimated {est / 60:.1f} min ({est:.0f} s)")
     return 0

@@ -319,6 +319,37 @@ class Any_(Type):
         return {}
 
 
+class Sweep(Type):
+    """Fields to vary: each key one of `sweepable`, each value a list of that field's values."""
+
+    def __init__(self, fields: dict[str, Field], sweepable: tuple[str, ...]):
+        self.fields, self.sweepable = fields, sweepable
+
+    def check(self, node, ctx, key):
+        inner = Mapping(ListOf(Any_()), keys=lambda k: None if k in self.sweepable else
+                        f"cannot sweep '{k}'; sweepable: {', '.join(self.sweepable)}")
+        if inner.check(node, ctx, key) is None:
+            return None
+        out = {}
+        for knode, vnode in node.value:
+            ftype = self.fields[knode.value].type
+            values = [ftype.check(item, ctx, f"{key}.{knode.value}[{i}]") for i, item in enumerate(vnode.value)]
+            if any(v is None for v in values):
+                return None
+            out[knode.value] = values
+        return out
+
+    def jsonschema(self):
+        return {"type": "object", "propertyNames": {"enum": list(self.sweepable)},
+                "additionalProperties": {"type": "array", "minItems": 1}}
+
+
+def positive(integer: bool = True, maximum=None) -> Number:
+    """A number above zero (an integer from 1 by default)."""
+    return Number(integer=True, minimum=1, maximum=maximum) if integer else \
+        Number(exclusive_minimum=0, maximum=maximum)
+
+
 def _describe(node: yaml.Node) -> str:
     if isinstance(node, yaml.MappingNode):
         return "a mapping"

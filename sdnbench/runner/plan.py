@@ -8,25 +8,24 @@ controller are built once per group (or once per repetition with
 
 from __future__ import annotations
 
-import itertools
 import json
 from dataclasses import dataclass, field
 
 from ..config.loader import Experiment
 from ..controllers.base import ControllerSpec
-from ..config.units import stage_seconds
-from ..errors import ConfigError
 from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
+from ..workloads.base import WorkloadType, sweep_points
 from ..workloads.traffic.base import FlowSpec
-from ..workloads.traffic.runner import nominal_duration_s
+from ..workloads.types import workload_type
 
 # Seconds a group spends starting and stopping a controller and a network, and a
 # trial outside its traffic (receiver start, result parsing, storage), as measured
 # on a 2-core machine with the native engine (D-ITG adds about 1 s per trial).
 GROUP_SETUP_S = 4.0
 TRIAL_OVERHEAD_S = 0.5
-ASSUMED_TCP_MBPS = 100.0
+
+__all__ = ["Trial", "expand", "estimate_seconds", "sweep_points", "trial_key", "NO_TOPOLOGY"]
 
 
 @dataclass
@@ -41,7 +40,7 @@ class Trial:
     workload: dict
     sweep_point: dict
     repetition: int
-    flows: list[FlowSpec] = field(default_factory=list)
+    flows: list[FlowSpec] = field(default_factory=list)   # traffic: resolved by its workload type
 
     @property
     def key(self) -> str:
@@ -58,14 +57,14 @@ class Trial:
         return (self.controller.label, self.topology, self.needs_network)
 
     @property
-    def kind(self) -> str:
-        """The workload type: traffic or sbi."""
-        return self.workload["type"]
+    def wtype(self) -> WorkloadType:
+        """The workload's type, which knows how to plan, check and run it."""
+        return workload_type(self.workload["type"])
 
     @property
     def needs_network(self) -> bool:
-        """Traffic and northbound load run on an emulated network; sbi emulates its own switches."""
-        return self.kind in ("traffic", "nbi")
+        """True when the trial runs on an emulated network (the workload type decides)."""
+        return self.wtype.needs_network(self.workload)
 
     def setting(self, name: str):
         """A workload parameter with the sweep point applied."""
@@ -78,84 +77,14 @@ class Trial:
                 "openflow": self.controller.openflow, "controller_kind": self.controller.kind,
                 "fail_mode": self.controller.fail_mode}
 
-    def traffic_seconds(self) -> float:
-        """Expected measuring time: the longest flow, or the southbound loops."""
-        if self.kind == "sbi":
-            loops = self.workload["loops"] + self.workload["warmup_loops"]
-            return loops * self.workload["ms_per_loop"] / 1000.0
-        if self.kind == "nbi":
-            return nbi_phase_seconds(self.workload, self.sweep_point["phase"])
-        return max((flow_seconds(f) for f in self.flows), default=0.0)
+    def expected_seconds(self) -> float:
+        """Expected measuring time, as the workload type estimates it."""
+        return self.wtype.expected_seconds(self)
 
 
 def trial_key(controller: str, topology: str, workload: str, point: dict, repetition: int) -> str:
     """A trial's identity in the store."""
     return f"{controller}|{topology}|{workload}|{json.dumps(point, sort_keys=True)}|{repetition}"
-
-
-def flow_seconds(f: FlowSpec) -> float:
-    """How long a flow should run; TCP by volume without a rate assumes ASSUMED_TCP_MBPS."""
-    if f.volume_bytes and not f.duration_s and not f.rate_bps:
-        return f.volume_bytes * 8 / (ASSUMED_TCP_MBPS * 1e6)
-    return nominal_duration_s(f)
-
-
-def nbi_phases(workload: dict) -> list[str]:
-    """The phases of a northbound workload, in run order: load first, its result sets the others' rates."""
-    return ["load"] + [p for p in ("overload", "dos", "ddos") if workload.get(p)]
-
-
-def nbi_phase_seconds(workload: dict, phase: str) -> float:
-    """How long a northbound phase lasts."""
-    if phase == "load":
-        return sum(stage_seconds(s) for s in workload["stages"])
-    if phase == "overload":
-        return float(workload["overload"]["duration_s"])
-    return float(workload["attack_duration_s"])
-
-
-def workload_points(workload: dict) -> list[dict]:
-    """The sweep points of a workload; a northbound workload's points are its phases."""
-    if workload["type"] == "nbi":
-        return [{"phase": p} for p in nbi_phases(workload)]
-    return sweep_points(workload["sweep"])
-
-
-def sweep_points(sweep: dict) -> list[dict]:
-    """Every combination of the sweep's values (one empty point without a sweep)."""
-    if not sweep:
-        return [{}]
-    keys = list(sweep)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*(sweep[k] for k in keys))]
-
-
-def resolve_host(name: str, graph: TopologyGraph, where: str) -> str:
-    """'first' / 'last' / a host name -> a host of this topology."""
-    if name == "first":
-        return graph.hosts[0].name
-    if name == "last":
-        return graph.hosts[-1].name
-    try:
-        return graph.host(name).name
-    except KeyError as exc:
-        raise ConfigError(f"{where}: {exc.args[0]}") from None
-
-
-def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str) -> list[FlowSpec]:
-    """The workload's flows with the sweep point applied and hosts resolved."""
-    flows = []
-    for i, f in enumerate(workload["flows"]):
-        merged = {**f, **point}
-        where = f"workload '{workload['name']}' flow {i} on topology '{topology}'"
-        src = resolve_host(merged["src"], graph, where)
-        dst = resolve_host(merged["dst"], graph, where)
-        if src == dst:
-            raise ConfigError(f"{where}: source and destination are both {src}")
-        fields = {k: merged[k] for k in ("proto", "size_bytes", "rate_pps", "rate_bps", "duration_s",
-                                         "count", "volume_bytes", "meter", "port")}
-        flows.append(FlowSpec(flow_id=f"f{i}:{src}->{dst}", src=src, dst=dst,
-                              options=dict(merged.get("options") or {}), **fields))
-    return flows
 
 
 NO_TOPOLOGY = "-"
@@ -166,18 +95,17 @@ def expand(exp: Experiment) -> list[Trial]:
     base = exp.path.parent
     graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
               for spec in exp.topologies]
-    on_network = [w for w in exp.workloads if w["type"] in ("traffic", "nbi")]
-    on_topology = [w for w in exp.workloads if w["type"] == "sbi" and w["topology_aware"]]
-    standalone = [w for w in exp.workloads if w["type"] == "sbi" and not w["topology_aware"]]
+    on_network = [w for w in exp.workloads if workload_type(w["type"]).needs_network(w)]
+    on_topology = [w for w in exp.workloads if workload_type(w["type"]).needs_topology(w) and w not in on_network]
+    standalone = [w for w in exp.workloads if not workload_type(w["type"]).needs_topology(w)]
     trials: list[Trial] = []
 
     def add(ctrl, spec, label, graph, workloads):
         for rep in range(1, exp.repetitions + 1):
             for wl in workloads:
-                for point in workload_points(wl):
+                for point in workload_type(wl["type"]).points(wl):
                     t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
-                    if wl["type"] == "traffic":
-                        t.flows = make_flows(wl, point, graph, label)
+                    t.wtype.prepare(t)
                     trials.append(t)
 
     for ctrl in exp.controllers:
@@ -191,5 +119,5 @@ def expand(exp: Experiment) -> list[Trial]:
 def estimate_seconds(trials: list[Trial], restart: str = "per_group", cooldown_s: float = 0.0) -> float:
     """Estimated wall time of running the trials."""
     groups = {(t.group, t.repetition if restart == "per_repetition" else 0) for t in trials}
-    return len(groups) * GROUP_SETUP_S + sum(t.traffic_seconds() + TRIAL_OVERHEAD_S + cooldown_s
+    return len(groups) * GROUP_SETUP_S + sum(t.expected_seconds() + TRIAL_OVERHEAD_S + cooldown_s
                                              for t in trials)
