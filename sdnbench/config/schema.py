@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import yaml
 
+from ..emulation.links import LINKS
+from ..emulation.switches import SWITCHES
 from .fields import (REQUIRED, Any_, Bool, Context, Field, ListOf, Mapping, Number,
                      Record, Str, Tagged, Type)
 
@@ -87,8 +89,12 @@ CONTROLLER = Record("controller", {
 })
 
 NETWORK = Record("network", {
+    "switch": Field(Str(choices=SWITCHES.names()), "ovs",
+                    "switch implementation: ovs = Open vSwitch bridges (on the datapath below)"),
     "datapath": Field(Str(choices=("auto", "kernel", "user")), "auto",
                       "OVS datapath: kernel module when present, else userspace netdev"),
+    "links": Field(Str(choices=LINKS.names()), "veth_tc",
+                   "link realisation: veth_tc = veth pairs shaped by tc (HTB; netem for delay/loss)"),
     "fail_mode": Field(Str(choices=("secure", "standalone")), "secure",
                        "what switches do without a controller"),
     "link": Field(LINK, None, "default shaping of every link"),
