@@ -5,6 +5,8 @@ from __future__ import annotations
 import yaml
 
 from ..controllers import ADAPTERS
+from ..emulation.links import LINKS
+from ..emulation.switches import SWITCHES
 from ..topology import KINDS as TOPOLOGY_KINDS
 from ..workloads.types import DEFAULT_TYPE, WORKLOAD_TYPES
 from .fields import (REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Tagged,
@@ -58,8 +60,12 @@ CONTROLLER = Record("controller", {
 })
 
 NETWORK = Record("network", {
+    "switch": Field(Str(choices=SWITCHES.names()), "ovs",
+                    "switch implementation: ovs = Open vSwitch bridges (on the datapath below)"),
     "datapath": Field(Str(choices=("auto", "kernel", "user")), "auto",
                       "OVS datapath: kernel module when present, else userspace netdev"),
+    "links": Field(Str(choices=LINKS.names()), "veth_tc",
+                   "link realisation: veth_tc = veth pairs shaped by tc (HTB; netem for delay/loss)"),
     "fail_mode": Field(Str(choices=("secure", "standalone")), "secure",
                        "what switches do without a controller"),
     "link": Field(LINK, None, "default shaping of every link"),

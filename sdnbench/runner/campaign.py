@@ -123,13 +123,14 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     if first.needs_network:
         fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
         net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode,
-                              lock=False)
+                              lock=False, switch=exp.network["switch"], links=exp.network["links"])
         spec.options["datapaths"] = net.ports()
     else:
         spec.options["datapaths"] = _emulated_switches(trials)
     # Emulated switches: adapters that write their own config (Faucet) make it benchmark-suitable.
     spec.options["southbound"] = not first.needs_network
     env = fingerprint(net.datapath if net else "none (emulated switches)")
+    env.update(net.describe() if net else {})
     setup_t0 = time.monotonic()
     try:
         env["controller"] = spec.kind

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from ..config.loader import Experiment
-from ..emulation import capabilities
+from ..emulation.links import LINKS
+from ..emulation.switches import SWITCHES
 from ..topology import build_topology
 from ..workloads.types import workload_type
 
@@ -27,15 +28,23 @@ def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
                                           f"not {spec.openflow}"))
     for i, wl in enumerate(exp.workloads):
         problems += workload_type(wl["type"]).preflight(exp, i)
-    netem = capabilities.qdisc_available("netem")
-    for i, spec in enumerate(exp.topologies):
-        graph = build_topology(spec, exp.network.get("link"), exp.path.parent)
-        if any(link.params.needs_netem() for link in graph.links) and not netem.ok:
-            problems.append(exp.at(f"topologies[{i}]", f"links ask for delay_ms/loss_pct but {netem.detail}; "
-                                                         f"needs {netem.fix}"))
-    if exp.network.get("link") and (exp.network["link"].get("delay_ms") or exp.network["link"].get("loss_pct")) \
-            and not netem.ok:
-        problems.append(exp.at("network.link", f"delay_ms/loss_pct need netem: {netem.detail}"))
+    problems += _data_plane_problems(exp)
     if for_run and os.geteuid() != 0:
         problems.append(f"{exp.path}: running an experiment needs root (network namespaces)")
+    return problems
+
+
+def _data_plane_problems(exp: Experiment) -> list[str]:
+    """The chosen switch kind must run here, and the chosen links must realise every topology's links."""
+    if not any(workload_type(w["type"]).needs_network(w) for w in exp.workloads):
+        return []
+    problems = []
+    switch = SWITCHES.get(exp.network["switch"]).availability()
+    if not switch.ok:
+        problems.append(exp.at("network.switch", f"{exp.network['switch']}: {switch.detail}; fix: {switch.fix}"))
+    links = LINKS.get(exp.network["links"])
+    for i, spec in enumerate(exp.topologies):
+        cap = links.availability(build_topology(spec, exp.network.get("link"), exp.path.parent).links)
+        if not cap.ok:
+            problems.append(exp.at(f"topologies[{i}]", f"{cap.detail}; needs {cap.fix}"))
     return problems
