@@ -10,14 +10,14 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from scipy import stats as _scipy_stats
-
 
 def t975(df: int) -> float:
     """The 0.975 quantile of Student's t with df degrees of freedom (two-sided 95%)."""
+    from scipy import stats   # imported on first use: it costs half a second at CLI start-up
+
     if df < 1:
         raise ValueError("need at least one degree of freedom")
-    return float(_scipy_stats.t.ppf(0.975, df))
+    return float(stats.t.ppf(0.975, df))
 
 
 @dataclass(frozen=True)
