@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..faults import FAULT
 from ..workloads.types import WORKLOAD_TYPES
 from .fields import REQUIRED, ListOf, Record, Tagged, Type
 from .schema import CONTROLLER, EXPERIMENT, LINK, NETWORK, TOPOLOGY
@@ -39,6 +40,7 @@ def markdown_reference() -> str:
     for name, wtype in WORKLOAD_TYPES.items():
         sections.append((f"workloads[] (type: {name})", wtype.record))
         sections += list(wtype.doc_records)
+    sections.append(("workloads[].faults[]", FAULT))
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:

@@ -7,6 +7,8 @@ sdnbench's process and starts them.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import time
@@ -14,6 +16,7 @@ from abc import abstractmethod
 from pathlib import Path
 
 from ..errors import ControllerError
+from ..manifest import process_start_time
 from ..paths import venv_python
 from ..procs import ManagedProcess, ProcessTracker, cpu_set
 from .base import Availability, ControllerAdapter, ControllerSpec
@@ -202,6 +205,33 @@ class ProcessAdapter(ControllerAdapter):
         """True while the OpenFlow port listens."""
         return port_listening(self.spec.host, self.spec.port)
 
+    def health(self) -> str | None:
+        """The process's end (exit code or signal) if it ended, else whether its port listens."""
+        proc = self.proc
+        if proc is None:
+            return "not started"
+        if not proc.alive():
+            return f"the controller process (PID {proc.pid}) {exit_description(proc.popen.returncode)}"
+        return super().health()
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last lines of the log the controller writes in its run directory."""
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def identity(self) -> str | None:
+        """PID and kernel start time of the controller process."""
+        if self.proc is None:
+            return None
+        return f"{self.proc.pid}@{process_start_time(self.proc.pid)}"
+
+    def send_signal(self, sig: int) -> None:
+        """Signal the controller's process group (it is our child, so its PID cannot be reused yet)."""
+        if self.proc is None or not self.proc.alive():
+            raise ControllerError(f"{self.spec.label}: no running process to signal")
+        os.killpg(self.proc.pid, sig)
+
     def pids(self) -> list[int]:
         """The controller's PID while it runs."""
         return [self.proc.pid] if self.proc is not None and self.proc.alive() else []
@@ -215,6 +245,18 @@ class ProcessAdapter(ControllerAdapter):
     @abstractmethod
     def query_version(self) -> str:
         """Ask the installed controller for its version."""
+
+
+def exit_description(returncode: int | None) -> str:
+    """'exited with code 1' or 'was killed by SIGKILL' from a Popen returncode."""
+    if returncode is None:
+        return "is running"
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
 
 
 def run_version(argv: list[str], default: str = "unknown") -> str:

@@ -58,6 +58,7 @@ METRICS: dict[str, Metric] = by_name(
     Metric("retransmits", "segments", "TCP retransmissions seen by the sender", LOWER),
     Metric("reordered_pkts", "packets", "packets that arrived after a later-sent packet", LOWER),
     Metric("duplicate_pkts", "packets", "packets received more than once (not counted in rx_pkts)", LOWER),
+    Metric("longest_gap_ms", "ms", "longest silence between arrivals of the flow's packets (an outage)", LOWER),
 )
 
 

@@ -149,6 +149,8 @@ def udp_metrics(tx: list[dict], rx: list[dict], rtt: bool) -> dict[str, float | 
     for q in ("p50", "p90", "p99") if prefix == "owd" else ("p50", "p99"):
         m[f"{prefix}_{q}_ms"] = src[0].get(f"{prefix}_{q}_ms") if one else None
     m["ipdv_mean_ms"] = _weighted(src, "ipdv_mean_ms")
+    m["longest_gap_ms"] = max((r["longest_gap_ms"] for r in src if r.get("longest_gap_ms") is not None),
+                              default=None)
     m["reordered_pkts"] = _sum(src, "reordered_pkts")
     m["duplicate_pkts"] = _sum(src, "duplicate_pkts")
     m["tx_late_pkts"] = _sum(tx, "late_pkts")
@@ -166,6 +168,12 @@ def udp_metrics(tx: list[dict], rx: list[dict], rtt: bool) -> dict[str, float | 
             m["video_stalls"] = float(sum(v["stalls"] for v in video))
             m["video_stall_s"] = sum(v["stall_total_ms"] for v in video) / 1000.0
     return m
+
+
+def gap_end(summaries: list[dict]) -> dict[str, float]:
+    """Unix time of the arrival that ended the longest silence of any sub-flow, if there was one."""
+    gaps = [(r["longest_gap_ms"], r["longest_gap_end_ns"]) for r in summaries if r.get("longest_gap_end_ns")]
+    return {"longest_gap_end": max(gaps)[1] / 1e9} if gaps else {}
 
 
 def tcp_metrics(tx: list[dict], rx: list[dict]) -> dict[str, float | None]:
@@ -217,6 +225,7 @@ def flow_result(flow: FlowSpec, sender_out: str, receiver_out: str, sender_rc: i
     else:
         res.metrics = udp_metrics(tx, rx, rtt)
         res.series = interval_series(r_rec)
+        res.timestamps = gap_end(tx if rtt else rx)
         if not rtt and rx and not all(r.get("owd_valid") for r in rx):
             res.errors.append("one-way delay withheld: sender and receiver do not share a clock")
         res.clock = "single-kernel CLOCK_REALTIME (sender and receiver share one clock)" if all(
