@@ -65,7 +65,7 @@ class AfterReady(threading.Thread):
             self.ready.set()
 
     def run(self) -> None:
-        if self.ready.wait(120):
+        if self.ready.wait(900):   # another run may hold the machine's network lock for a while
             time.sleep(self.delay_s)
             try:
                 self.act()
