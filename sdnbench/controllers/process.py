@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import ControllerError
 from ..manifest import process_start_time
 from ..paths import venv_python
-from ..procs import ManagedProcess, ProcessTracker, cpu_set
+from ..procs import OwnedProcess, ProcessTracker, cpu_set
 from .base import Availability, ControllerAdapter, ControllerSpec
 
 LAUNCHERS_DIR = Path(__file__).resolve().parent / "launchers"
@@ -104,7 +104,7 @@ class ProcessAdapter(ControllerAdapter):
 
     def __init__(self, spec: ControllerSpec, tracker: ProcessTracker | None = None):
         super().__init__(spec, tracker)
-        self.proc: ManagedProcess | None = None
+        self.proc: OwnedProcess | None = None
         self.log_path: Path | None = None
         self._version: str | None = None
 
@@ -180,7 +180,7 @@ class ProcessAdapter(ControllerAdapter):
         deadline = time.monotonic() + timeout_s
         while not port_listening(self.spec.host, self.spec.port):
             if not proc.alive():
-                code = proc.popen.returncode
+                code = proc.returncode
                 self.stop()
                 raise ControllerError(f"{self.spec.label}: exited with code {code} before listening on "
                                       f"{self.spec.host}:{self.spec.port}; log {self.log_path}:\n"
