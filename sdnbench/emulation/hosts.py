@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 
 from ..manifest import Manifest
+from ..procs import OwnedProcess, ProcessTracker
 
 
 class RecordedHost:
-    """Wraps a Mininet Host: popen() runs inside its namespace and records the PID."""
+    """Wraps a Mininet Host: tools started in it with procs.spawn_in go into its run's manifest."""
 
     def __init__(self, host, manifest: Manifest | None):
-        self._host, self._manifest = host, manifest
+        self._host = host
         self.name = host.name
-        self.started: list[subprocess.Popen] = []
+        self.tracker = ProcessTracker(manifest)
 
     def IP(self) -> str:
         """The host's IPv4 address."""
@@ -30,14 +30,17 @@ class RecordedHost:
         """PID of the host's shell (its namespace lives as long as it does)."""
         return self._host.pid
 
+    @property
+    def started(self) -> list[OwnedProcess]:
+        """The processes started in this host and not yet reaped."""
+        return self.tracker.processes
+
     def popen(self, *args, **kwargs) -> subprocess.Popen:
-        """Start a command in the host (Mininet runs it via `mnexec -da`, its own session)."""
-        proc = self._host.popen(*args, **kwargs)
-        argv = list(args[0]) if args and isinstance(args[0], (list, tuple)) else list(args)
-        if self._manifest:
-            self._manifest.process(proc.pid, [str(a) for a in argv], f"tool@{self.name}")
-        self.started.append(proc)
-        return proc
+        """How to start a command in the host: Mininet runs it via `mnexec -da`, its own session.
+
+        Owning it (manifest, stop) is procs.spawn_in's job, which calls this.
+        """
+        return self._host.popen(*args, **kwargs)
 
     def cmd(self, *args, **kwargs) -> str:
         """Run a short command in the host's shell and return its output."""
@@ -45,13 +48,4 @@ class RecordedHost:
 
     def reap(self) -> None:
         """Kill any tool this host started that still runs, and mark all released."""
-        for proc in self.started:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                proc.wait(5)
-            if self._manifest:
-                self._manifest.released("process", str(proc.pid))
-        self.started.clear()
+        self.tracker.stop_all(signal.SIGKILL, 0.0)

@@ -82,7 +82,11 @@ class FlowSpec:
 
 
 class HostHandle(Protocol):
-    """What an engine needs from an emulated host (a Mininet Host satisfies it)."""
+    """What an engine needs from an emulated host (a Mininet Host satisfies it).
+
+    popen is how sdnbench.procs.spawn_in starts a process inside the host; it
+    must make the process a session leader (Mininet's `mnexec -d` does).
+    """
 
     name: str
 
