@@ -323,6 +323,9 @@ class ProcessTracker:
         """OwnedProcess.spawn with this tracker's manifest; keeps the process to stop it later."""
         proc = OwnedProcess.spawn(argv, role, self.manifest, **how)
         with self._lock:
+            for p in self.processes:
+                if p.popen is not None and p.popen.returncode is not None:
+                    p.release()   # its caller reaped it (Popen.wait): free the pidfd now
             self.processes[:] = [p for p in self.processes if not p.released] + [proc]
         return proc
 
@@ -334,14 +337,16 @@ class ProcessTracker:
 
 
 def spawn_in(host, argv: list, role: str, manifest: Manifest | None = None, **how) -> OwnedProcess:
-    """Start argv inside an emulated host through its popen.
+    """Start argv inside an emulated host.
 
-    A host that keeps a ProcessTracker (emulation.hosts.RecordedHost) records the
-    process in its run's manifest and stops it when the host is reaped; other
-    handles (tests' namespaces) record in manifest when one is given.
+    A host that owns its processes (emulation.hosts.RecordedHost has spawn())
+    records them in its run's manifest and stops them when it is reaped; other
+    handles (the tests' namespaces) are started through their popen and
+    recorded in manifest when one is given.
     """
-    tracker = getattr(host, "tracker", None) or ProcessTracker(manifest)
-    return tracker.spawn(argv, f"{role}@{host.name}", popen=host.popen, **how)
+    if hasattr(host, "spawn"):
+        return host.spawn(argv, role, **how)
+    return OwnedProcess.spawn(argv, f"{role}@{host.name}", manifest, popen=host.popen, **how)
 
 
 def kill_recorded(pid: int, start: int | None, grace_s: float = 3.0) -> bool:

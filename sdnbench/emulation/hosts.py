@@ -10,7 +10,7 @@ from ..procs import OwnedProcess, ProcessTracker
 
 
 class RecordedHost:
-    """Wraps a Mininet Host: tools started in it with procs.spawn_in go into its run's manifest."""
+    """Wraps a Mininet Host: every process started in it goes into its run's manifest first."""
 
     def __init__(self, host, manifest: Manifest | None):
         self._host = host
@@ -35,12 +35,13 @@ class RecordedHost:
         """The processes started in this host and not yet reaped."""
         return self.tracker.processes
 
-    def popen(self, *args, **kwargs) -> subprocess.Popen:
-        """How to start a command in the host: Mininet runs it via `mnexec -da`, its own session.
+    def spawn(self, argv: list, role: str, **how) -> OwnedProcess:
+        """Start argv in the host (Mininet's `mnexec -da`: its own session), recorded in the run's manifest."""
+        return self.tracker.spawn(argv, f"{role}@{self.name}", popen=self._host.popen, **how)
 
-        Owning it (manifest, stop) is procs.spawn_in's job, which calls this.
-        """
-        return self._host.popen(*args, **kwargs)
+    def popen(self, argv: list, stdout=None, stderr=None, cwd=None, env=None) -> subprocess.Popen:
+        """spawn() for callers that want only the Popen; its stdin is /dev/null, output discarded unless given."""
+        return self.spawn(argv, "tool", stdout=stdout, stderr=stderr, cwd=cwd, env=env).popen
 
     def cmd(self, *args, **kwargs) -> str:
         """Run a short command in the host's shell and return its output."""

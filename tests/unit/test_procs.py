@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from sdnbench.emulation.hosts import RecordedHost
 from sdnbench.manifest import Manifest, process_start_time
 from sdnbench.procs import (OwnedProcess, ProcessTracker, cpu_set, cpus_left_over, finish_by,
                             kill_recorded, spawn_in, wait_for)
@@ -191,9 +192,9 @@ def test_a_missing_program_fails_at_spawn_and_is_not_recorded(tmp_path):
 
 
 class SessionHost:
-    """A host handle like the tests' namespaces: popen starts a new session, here without a namespace."""
+    """A host like a Mininet host or the tests' namespaces: popen starts a session (here without a namespace)."""
 
-    name = "hx"
+    name = "h1"
 
     def popen(self, argv, **kwargs):
         return subprocess.Popen(argv, start_new_session=True, **kwargs)
@@ -202,12 +203,12 @@ class SessionHost:
 def test_a_host_popen_starts_recorded_group_leaders_with_output_files(tmp_path):
     manifest = Manifest(tmp_path)
     proc = spawn_in(SessionHost(), ["sh", "-c", "echo out; echo err >&2; exec sleep 0.5"], "probe", manifest,
-                    stdout=tmp_path / "p.out", stderr=tmp_path / "p.err", label="probe on hx")
+                    stdout=tmp_path / "p.out", stderr=tmp_path / "p.err", label="probe on h1")
     assert os.getpgid(proc.pid) == proc.pid
-    assert [r["role"] for r in manifest.outstanding()] == ["probe@hx"]
+    assert [r["role"] for r in manifest.outstanding()] == ["probe@h1"]
     assert finish_by([proc], time.monotonic() + 10) == [0]
     assert (tmp_path / "p.out").read_text() == "out\n" and proc.stderr_tail() == "err"
-    assert str(proc.fail("broke")) == "probe on hx: broke; stderr: err"
+    assert str(proc.fail("broke")) == "probe on h1: broke; stderr: err"
     assert manifest.outstanding() == []
 
 
@@ -232,3 +233,14 @@ def test_cpus_pin_the_program(spawn):
     cpu = sorted(os.sched_getaffinity(0))[0]
     proc = spawn(["sleep", "60"], "pinned", cpus=[cpu])
     assert os.sched_getaffinity(proc.pid) == {cpu}
+
+
+def test_a_recorded_host_records_what_it_starts_and_reaps_it(tmp_path):
+    manifest = Manifest(tmp_path)
+    host = RecordedHost(SessionHost(), manifest)
+    tool = spawn_in(host, ["sleep", "60"], "iperf3-server")
+    probe = host.popen(["sh", "-c", "exit 3"])      # what network.reachability does with ping
+    assert probe.wait(10) == 3
+    assert sorted(r["role"] for r in manifest.outstanding()) == ["iperf3-server@h1", "tool@h1"]
+    host.reap()
+    assert manifest.outstanding() == [] and gone(tool.pid) and host.started == []
