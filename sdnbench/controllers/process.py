@@ -7,7 +7,6 @@ sdnbench's process and starts them.
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -16,9 +15,8 @@ from abc import abstractmethod
 from pathlib import Path
 
 from ..errors import ControllerError
-from ..manifest import process_start_time
 from ..paths import venv_python
-from ..procs import ManagedProcess, ProcessTracker, cpu_set
+from ..procs import OwnedProcess, ProcessTracker, cpu_set
 from .base import Availability, ControllerAdapter, ControllerSpec
 
 LAUNCHERS_DIR = Path(__file__).resolve().parent / "launchers"
@@ -104,7 +102,7 @@ class ProcessAdapter(ControllerAdapter):
 
     def __init__(self, spec: ControllerSpec, tracker: ProcessTracker | None = None):
         super().__init__(spec, tracker)
-        self.proc: ManagedProcess | None = None
+        self.proc: OwnedProcess | None = None
         self.log_path: Path | None = None
         self._version: str | None = None
 
@@ -180,7 +178,7 @@ class ProcessAdapter(ControllerAdapter):
         deadline = time.monotonic() + timeout_s
         while not port_listening(self.spec.host, self.spec.port):
             if not proc.alive():
-                code = proc.popen.returncode
+                code = proc.returncode
                 self.stop()
                 raise ControllerError(f"{self.spec.label}: exited with code {code} before listening on "
                                       f"{self.spec.host}:{self.spec.port}; log {self.log_path}:\n"
@@ -211,7 +209,7 @@ class ProcessAdapter(ControllerAdapter):
         if proc is None:
             return "not started"
         if not proc.alive():
-            return f"the controller process (PID {proc.pid}) {exit_description(proc.popen.returncode)}"
+            return f"the controller process (PID {proc.pid}) {exit_description(proc.returncode)}"
         return super().health()
 
     def log_tail(self, lines: int = 40) -> str:
@@ -224,13 +222,13 @@ class ProcessAdapter(ControllerAdapter):
         """PID and kernel start time of the controller process."""
         if self.proc is None:
             return None
-        return f"{self.proc.pid}@{process_start_time(self.proc.pid)}"
+        return f"{self.proc.pid}@{self.proc.start}"
 
     def send_signal(self, sig: int) -> None:
-        """Signal the controller's process group (it is our child, so its PID cannot be reused yet)."""
+        """Signal the controller's process group (it is our unreaped child, so its PID cannot be reused yet)."""
         if self.proc is None or not self.proc.alive():
             raise ControllerError(f"{self.spec.label}: no running process to signal")
-        os.killpg(self.proc.pid, sig)
+        self.proc.send_signal(sig)
 
     def pids(self) -> list[int]:
         """The controller's PID while it runs."""

@@ -82,7 +82,12 @@ class FlowSpec:
 
 
 class HostHandle(Protocol):
-    """What an engine needs from an emulated host (a Mininet Host satisfies it)."""
+    """What an engine needs from an emulated host (a Mininet Host satisfies it).
+
+    sdnbench.procs.spawn_in starts processes inside the host through popen,
+    which must make each a session leader (Mininet's `mnexec -d` does), or
+    through the host's own spawn() when it records them (RecordedHost).
+    """
 
     name: str
 
