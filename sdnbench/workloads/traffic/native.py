@@ -46,7 +46,7 @@ def _fmt(x: float) -> str:
 
 def sender_argv(tool: str, flow: FlowSpec, dst_ip: str, port: int) -> list[str]:
     """The sdnbench-tgen send command line for one flow."""
-    known = set(OPTION_FLAGS) | set(BOOL_OPTIONS) | set(RECV_OPTION_FLAGS)
+    known = set(OPTION_FLAGS) | set(BOOL_OPTIONS) | set(RECV_OPTION_FLAGS) | {"timeout_s"}
     unknown = set(flow.options) - known
     if unknown:
         raise ConfigError(f"unknown option(s) {sorted(unknown)} for the native engine; known: {sorted(known)}",
@@ -314,12 +314,21 @@ class NativeEngine(TrafficEngine):
                              stdout=workdir / f"{f.flow_id}.send.jsonl", stderr=workdir / f"{f.flow_id}.send.err")
                 procs.append(p)
                 senders.append(p)
-            # Past the deadline SIGTERM: the tool still prints its summary.
-            deadline = time.monotonic() + longest + self.slack_s
+            # A sender still running at its deadline hung: SIGTERM (it still prints its summary, kept
+            # in the raw outputs), and the trial fails rather than measure a cut-short flow.
+            budget = max(float(f.options["timeout_s"]) if "timeout_s" in f.options
+                         else expected_seconds(f) + self.slack_s for f in flows)
+            deadline = time.monotonic() + budget
+            for p in senders:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            overran = [f.flow_id for f, p in zip(flows, senders) if not p.wait(0)]
             codes = finish_by(senders, deadline, signal.SIGTERM, 5.0)
             finish_by([r[0] for r in receivers], deadline + 5, signal.SIGTERM, 5.0)
         finally:
             stop_processes(procs, signal.SIGKILL, 0.0)
+        if overran:
+            raise ToolError(f"{TOOL} sender of flow(s) {', '.join(overran)} still running after {budget:.1f} s "
+                            f"(stopped); outputs in {workdir}")
         return [flow_result(f, (workdir / f"{f.flow_id}.send.jsonl").read_text(),
                             (workdir / f"{f.flow_id}.recv.jsonl").read_text(), rc)
                 for f, rc in zip(flows, codes)]
