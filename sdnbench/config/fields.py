@@ -9,10 +9,13 @@ published JSON Schema (see `jsonschema_of`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import yaml
+
+from .source import scalar_value
 
 REQUIRED = object()
 
@@ -45,8 +48,8 @@ class Context:
 
 
 def _scalar(node: yaml.Node) -> Any:
-    """The Python value of a scalar node, using YAML's safe resolution rules."""
-    return yaml.safe_load(yaml.serialize(node)) if node.tag != "tag:yaml.org,2002:str" else node.value
+    """The Python value of a scalar node (tags were resolved safely when the file was read)."""
+    return scalar_value(node)
 
 
 class Type:
@@ -89,10 +92,13 @@ class Number(Type):
         if isinstance(value, bool) or not ok_type:
             ctx.error(node, key, f"expected {self.expected()}, got {_describe(node)}")
             return None
+        if isinstance(value, float) and not math.isfinite(value):
+            ctx.error(node, key, f"expected a finite number ({self.expected()}), got {value}")
+            return None
         if ((self.minimum is not None and value < self.minimum)
                 or (self.xmin is not None and value <= self.xmin)
                 or (self.maximum is not None and value > self.maximum)):
-            ctx.error(node, key, f"expected {self.expected()}, got {value}")
+            ctx.error(node, key, f"expected {self.expected()}, got {_cut(value)}")
             return None
         return value
 
@@ -121,7 +127,7 @@ class Str(Type):
             ctx.error(node, key, f"expected a string, got {_describe(node)}")
             return None
         if self.choices and value not in self.choices:
-            ctx.error(node, key, f"expected one of {', '.join(map(str, self.choices))}; got {value!r}")
+            ctx.error(node, key, f"expected one of {', '.join(map(str, self.choices))}; got {_cut(value)}")
             return None
         if self.predicate:
             problem = self.predicate(value)
@@ -265,10 +271,10 @@ class Tagged(Type):
             return None
         for knode, vnode in node.value:
             if getattr(knode, "value", None) == self.tag:
-                kind = getattr(vnode, "value", None)
+                kind = vnode.value if isinstance(vnode, yaml.ScalarNode) else None
                 if kind not in self.variants:
                     ctx.error(vnode, f"{key}.{self.tag}",
-                              f"expected one of {', '.join(self.variants)}; got {kind!r}")
+                              f"expected one of {', '.join(self.variants)}; got {_describe(vnode)}")
                     return None
                 return self.variants[kind].check(node, ctx, key)
         if self.default:
@@ -294,6 +300,10 @@ class Mapping(Type):
         for knode, vnode in node.value:
             k = str(knode.value)
             path = f"{key}.{k}"
+            if k in out:
+                ctx.error(knode, path, "key given twice")
+                failed = True
+                continue
             problem = self.keys(k) if self.keys else None
             if problem:
                 ctx.error(knode, path, problem)
@@ -312,11 +322,40 @@ class Any_(Type):
     """Any YAML value (for adapter options passed through untouched)."""
 
     def check(self, node, ctx, key):
-        value = yaml.safe_load(yaml.serialize(node))
+        before = len(ctx.issues)
+        value = _plain(node, ctx, key, {})
+        if len(ctx.issues) > before:
+            return None
         return {} if value is None else value
 
     def jsonschema(self):
         return {}
+
+
+def _plain(node: yaml.Node, ctx: Context, key: str, done: dict) -> Any:
+    """Plain Python values of a node tree; a value an alias repeats is built once and shared."""
+    if id(node) in done:
+        return done[id(node)]
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        value = done[id(node)] = []
+        value.extend(_plain(child, ctx, f"{key}[{i}]", done) for i, child in enumerate(node.value))
+        return value
+    value = done[id(node)] = {}
+    for knode, vnode in node.value:
+        k = knode.value if isinstance(knode, yaml.ScalarNode) else str(knode)
+        if k in value:
+            ctx.error(knode, f"{key}.{k}", "key given twice")
+            continue
+        value[k] = _plain(vnode, ctx, f"{key}.{k}", done)
+    return value
+
+
+def _cut(value: Any, limit: int = 60) -> str:
+    """A value as written in a message (repr for text), shortened past `limit` characters."""
+    text = repr(value) if isinstance(value, str) else f"{value:,}" if isinstance(value, (int, float)) else str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(str(value)):,} characters)"
 
 
 def _describe(node: yaml.Node) -> str:
@@ -327,4 +366,4 @@ def _describe(node: yaml.Node) -> str:
     value = _scalar(node)
     if value is None:
         return "nothing (empty value)"
-    return f"{type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {_cut(value if isinstance(value, str) else repr(value))}"

@@ -20,6 +20,24 @@ def _positive(integer=True):
     return Number(integer=integer, minimum=1) if integer else Number(exclusive_minimum=0)
 
 
+#: Longest name or label: it heads a table column and becomes part of file names in the run directory.
+MAX_NAME_CHARS = 100
+
+
+def _name_problem(name: str) -> str | None:
+    """Names and labels become file names (run directory, controller logs): no '/', not empty."""
+    if not name.strip() or name in (".", ".."):
+        return f"expected a name, got {name!r}"
+    if "/" in name:
+        return f"{name[:MAX_NAME_CHARS]!r} holds a slash; names become file names in the run directory"
+    if len(name) > MAX_NAME_CHARS:
+        return f"a name of {len(name):,} characters; at most {MAX_NAME_CHARS} (it heads a table column)"
+    return None
+
+
+NAME = Str(predicate=_name_problem, pattern=f"^[^/]{{1,{MAX_NAME_CHARS}}}$")
+
+
 LINK = Record("link", {
     "bw_mbps": Field(Number(exclusive_minimum=0), None, "bandwidth limit in Mbit/s (HTB)"),
     "delay_ms": Field(Number(minimum=0), None, "one-way delay in ms (needs the kernel's netem)"),
@@ -31,7 +49,7 @@ def _topology(kind) -> Record:
     """The experiment-file record of a topology kind: its own parameters plus the shared keys."""
     common = {
         "kind": Field(Str(choices=(kind.name,)), REQUIRED, "topology builder"),
-        "label": Field(Str(), None, "name in tables (default: kind and sizes)"),
+        "label": Field(NAME, None, "name in tables (default: kind and sizes)"),
         "link": Field(LINK, None, "shaping of every link (edge and core)"),
         "edge_link": Field(LINK, None, "shaping of host-switch links (overrides link)"),
         "core_link": Field(LINK, None, "shaping of switch-switch links (overrides link)"),
@@ -49,7 +67,7 @@ TOPOLOGY = Tagged({name: _topology(kind) for name, kind in TOPOLOGY_KINDS.items(
 
 CONTROLLER = Record("controller", {
     "kind": Field(Str(choices=CONTROLLER_KINDS), REQUIRED, "which adapter runs it"),
-    "label": Field(Str(), None, "column name in tables (default: kind)"),
+    "label": Field(NAME, None, "column name in tables (default: kind)"),
     "openflow": Field(Str(choices=OPENFLOW), None, "OpenFlow version (default: the experiment's)"),
     "app": Field(Str(), None, "adapter-specific application (see docs/controllers.md)"),
     "cpus": Field(_positive(), None, "pin the controller to this many cores"),
@@ -129,7 +147,7 @@ FLOW_SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "
 ENGINE = Field(Str(choices=ENGINES), ENGINES[0], "traffic engine: " + ", ".join(ENGINES))
 
 TRAFFIC_WORKLOAD = Record("traffic workload", {
-    "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "name": Field(NAME, REQUIRED, "name of the workload in tables"),
     "type": Field(Str(choices=("traffic",)), "traffic", "traffic between emulated hosts (the default)"),
     "engine": ENGINE,
     "flows": Field(ListOf(FLOW), REQUIRED, "flows run at the same time"),
@@ -138,7 +156,7 @@ TRAFFIC_WORKLOAD = Record("traffic workload", {
 }, doc="Flows between hosts of each topology, measured by a traffic engine.")
 
 SBI_FIELDS = {
-    "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "name": Field(NAME, REQUIRED, "name of the workload in tables"),
     "type": Field(Str(choices=("sbi",)), REQUIRED, "southbound load: emulated switches raise PACKET_INs"),
     "mode": Field(Str(choices=("throughput", "latency")), "throughput",
                   "throughput: a window of PACKET_INs per switch; latency: one at a time"),
@@ -185,7 +203,7 @@ OVERLOAD = Record("overload", {
 }, doc="The stress phase: prolonged load above the measured capacity.")
 
 NBI_WORKLOAD = Record("nbi workload", {
-    "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+    "name": Field(NAME, REQUIRED, "name of the workload in tables"),
     "type": Field(Str(choices=("nbi",)), REQUIRED, "northbound REST API load, stress and attacks"),
     "preset": Field(Str(), None, "request preset (default: the one for each controller kind)"),
     "variables": Field(Any_(), {}, "values for the preset's ${placeholders} (dpid defaults to the first switch)"),
@@ -223,7 +241,7 @@ def _check_experiment(exp: dict, node, ctx: Context, key: str) -> None:
 
 
 EXPERIMENT = Record("experiment", {
-    "name": Field(Str(), REQUIRED, "experiment name"),
+    "name": Field(NAME, REQUIRED, "experiment name (part of the run directory's name)"),
     "description": Field(Str(), "", "free text"),
     "repetitions": Field(_positive(), 3, "repetitions of every trial"),
     "openflow": Field(Str(choices=OPENFLOW), "1.3", "default OpenFlow version"),

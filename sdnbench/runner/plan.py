@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 
 from ..config.loader import Experiment
@@ -27,6 +28,12 @@ from ..workloads.traffic.runner import nominal_duration_s
 GROUP_SETUP_S = 4.0
 TRIAL_OVERHEAD_S = 0.5
 ASSUMED_TCP_MBPS = 100.0
+
+#: Largest trial grid. A trial takes seconds, so 100,000 of them run for days; a
+#: sweep or repetitions typo (10^20 combinations) is refused before anything is built.
+MAX_TRIALS = 100_000
+#: Flows over all trials: each is built here (plan, check) and runs as a sender and a receiver.
+MAX_FLOW_RUNS = 200_000
 
 
 @dataclass
@@ -129,26 +136,29 @@ def sweep_points(sweep: dict) -> list[dict]:
     return [dict(zip(keys, combo)) for combo in itertools.product(*(sweep[k] for k in keys))]
 
 
-def resolve_host(name: str, graph: TopologyGraph, where: str) -> str:
-    """'first' / 'last' / a host name -> a host of this topology."""
+def resolve_host(name: str, graph: TopologyGraph, where: str, known: set[str] | None = None) -> str:
+    """'first' / 'last' / a host name -> a host of this topology (`known`: its host names, for speed)."""
     if name == "first":
         return graph.hosts[0].name
     if name == "last":
         return graph.hosts[-1].name
+    if known is not None and name in known:
+        return name
     try:
         return graph.host(name).name
     except KeyError as exc:
         raise ConfigError(f"{where}: {exc.args[0]}") from None
 
 
-def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str) -> list[FlowSpec]:
+def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str,
+               known: set[str] | None = None) -> list[FlowSpec]:
     """The workload's flows with the sweep point applied and hosts resolved."""
     flows = []
     for i, f in enumerate(workload["flows"]):
         merged = {**f, **point}
         where = f"workload '{workload['name']}' flow {i} on topology '{topology}'"
-        src = resolve_host(merged["src"], graph, where)
-        dst = resolve_host(merged["dst"], graph, where)
+        src = resolve_host(merged["src"], graph, where, known)
+        dst = resolve_host(merged["dst"], graph, where, known)
         if src == dst:
             raise ConfigError(f"{where}: source and destination are both {src}")
         fields = {k: merged[k] for k in ("proto", "size_bytes", "rate_pps", "rate_bps", "duration_s",
@@ -161,8 +171,37 @@ def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str)
 NO_TOPOLOGY = "-"
 
 
+def _points_count(workload: dict) -> int:
+    """How many sweep points a workload has, without listing them."""
+    if workload["type"] == "nbi":
+        return len(nbi_phases(workload))
+    return math.prod(len(values) for values in workload["sweep"].values())
+
+
+def check_grid_size(exp: Experiment) -> None:
+    """ConfigError naming the largest workload when the grid passes MAX_TRIALS or MAX_FLOW_RUNS."""
+    per_workload = []   # (trials, flow runs, index) of each workload
+    for i, wl in enumerate(exp.workloads):
+        networks = len(exp.topologies) if wl["type"] != "sbi" or wl["topology_aware"] else 1
+        trials = len(exp.controllers) * networks * exp.repetitions * _points_count(wl)
+        per_workload.append((trials, trials * len(wl.get("flows") or ()), i))
+    trials, flow_runs = sum(t for t, _, _ in per_workload), sum(f for _, f, _ in per_workload)
+    if trials <= MAX_TRIALS and flow_runs <= MAX_FLOW_RUNS:
+        return
+    _, _, i = max(per_workload)
+    key = f"workloads[{i}].sweep" if exp.workloads[i].get("sweep") else "repetitions"
+    what = (f"{trials:,} trials; at most {MAX_TRIALS:,} (at seconds a trial, more would run for days)"
+            if trials > MAX_TRIALS else
+            f"{flow_runs:,} flows over all trials; at most {MAX_FLOW_RUNS:,}")
+    raise ConfigError(f"the experiment expands to {what}: {len(exp.controllers)} controllers x "
+                      f"{len(exp.topologies)} topologies x {exp.repetitions} repetitions x each workload's sweep "
+                      f"points; workload '{exp.workloads[i]['name']}' gives {per_workload[i][0]:,} trials",
+                      path=str(exp.path), line=exp.line_of(key) or exp.line_of(f"workloads[{i}].name"), key=key)
+
+
 def expand(exp: Experiment) -> list[Trial]:
     """All trials in run order: group by group, repetition-major inside a group."""
+    check_grid_size(exp)
     base = exp.path.parent
     graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
               for spec in exp.topologies]
@@ -172,12 +211,13 @@ def expand(exp: Experiment) -> list[Trial]:
     trials: list[Trial] = []
 
     def add(ctrl, spec, label, graph, workloads):
+        known = {h.name for h in graph.hosts} if graph else None   # a name lookup per flow, not a scan
         for rep in range(1, exp.repetitions + 1):
             for wl in workloads:
                 for point in workload_points(wl):
                     t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
                     if wl["type"] == "traffic":
-                        t.flows = make_flows(wl, point, graph, label)
+                        t.flows = make_flows(wl, point, graph, label, known)
                     trials.append(t)
 
     for ctrl in exp.controllers:
