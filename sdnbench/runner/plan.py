@@ -136,7 +136,8 @@ def sweep_points(sweep: dict) -> list[dict]:
     return [dict(zip(keys, combo)) for combo in itertools.product(*(sweep[k] for k in keys))]
 
 
-def resolve_host(name: str, graph: TopologyGraph, where: str, known: set[str] | None = None) -> str:
+def resolve_host(name: str, graph: TopologyGraph, where: str, known: set[str] | None = None,
+                 key: str | None = None) -> str:
     """'first' / 'last' / a host name -> a host of this topology (`known`: its host names, for speed)."""
     if name == "first":
         return graph.hosts[0].name
@@ -146,8 +147,10 @@ def resolve_host(name: str, graph: TopologyGraph, where: str, known: set[str] | 
         return name
     try:
         return graph.host(name).name
-    except KeyError as exc:
-        raise ConfigError(f"{where}: {exc.args[0]}") from None
+    except KeyError:
+        names = [h.name for h in graph.hosts]
+        shown = ", ".join(names[:8]) + (f", ... {names[-1]} ({len(names):,} hosts)" if len(names) > 8 else "")
+        raise ConfigError(f"{where}: no host {name!r}; hosts are {shown}", key=key) from None
 
 
 def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str,
@@ -157,10 +160,10 @@ def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str,
     for i, f in enumerate(workload["flows"]):
         merged = {**f, **point}
         where = f"workload '{workload['name']}' flow {i} on topology '{topology}'"
-        src = resolve_host(merged["src"], graph, where, known)
-        dst = resolve_host(merged["dst"], graph, where, known)
+        src = resolve_host(merged["src"], graph, where, known, f"flows[{i}].src")
+        dst = resolve_host(merged["dst"], graph, where, known, f"flows[{i}].dst")
         if src == dst:
-            raise ConfigError(f"{where}: source and destination are both {src}")
+            raise ConfigError(f"{where}: source and destination are both {src}", key=f"flows[{i}]")
         fields = {k: merged[k] for k in ("proto", "size_bytes", "rate_pps", "rate_bps", "duration_s",
                                          "count", "volume_bytes", "meter", "port")}
         flows.append(FlowSpec(flow_id=f"f{i}:{src}->{dst}", src=src, dst=dst,
@@ -217,7 +220,13 @@ def expand(exp: Experiment) -> list[Trial]:
                 for point in workload_points(wl):
                     t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
                     if wl["type"] == "traffic":
-                        t.flows = make_flows(wl, point, graph, label, known)
+                        try:
+                            t.flows = make_flows(wl, point, graph, label, known)
+                        except ConfigError as exc:   # say where in the file the flow is
+                            i = exp.workloads.index(wl)
+                            key, line = f"workloads[{i}].{exc.key}", exp.line_of(f"workloads[{i}].flows")
+                            raise ConfigError(exc.detail, path=str(exp.path), line=exp.line_of(key) or line,
+                                              key=key) from None
                     trials.append(t)
 
     for ctrl in exp.controllers:
