@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import SdnbenchError
+from .report import DEFAULT_REPORT
 
 DESCRIPTION = """\
 sdnbench measures SDN controllers and data planes on real emulated networks
@@ -59,7 +60,7 @@ def _cmd_plan(args) -> int:
     for t in trials:
         point = " ".join(f"{k}={v}" for k, v in t.sweep_point.items())
         print(f"{t.seq + 1:4d}  {t.controller.label:<14} {t.topology:<16} {t.workload['name']:<14} "
-              f"{point:<24} rep {t.repetition}  ~{t.traffic_seconds():.0f} s traffic")
+              f"{point:<24} rep {t.repetition}  ~{t.expected_seconds():.0f} s traffic")
     est = estimate_seconds(trials, exp.restart, exp.cooldown_s)
     print(f"\n{len(trials)} trials; estimated {est / 60:.1f} min ({est:.0f} s)")
     return 0
@@ -109,7 +110,7 @@ def _export(rundir: Path, cells) -> None:
 
 def _cmd_results(args) -> int:
     from .analysis.compare import compare
-    from .analysis.table import render_report
+    from .report import REPORTS
     from .results.store import DB_NAME, ResultStore
 
     rundir = Path(args.rundir)
@@ -123,15 +124,10 @@ def _cmd_results(args) -> int:
         print(f"wrote {args.series}", file=sys.stderr)
         return 0
     comparison = compare(store)
-    if args.format == "table":
-        print(render_report(store, comparison, metrics))
+    print(REPORTS[args.format].render(store, comparison, metrics))
+    if args.format == DEFAULT_REPORT:   # the terminal view also leaves the exports beside the run
         _export(rundir, comparison[0])
         print(f"\nexported {rundir / 'summary.csv'} and {rundir / 'summary.json'}")
-    else:
-        from .analysis.compare import to_csv, to_json
-
-        chosen = [c for c in comparison[0] if not metrics or c.metric in metrics]
-        print(to_csv(chosen) if args.format == "csv" else to_json(chosen))
     return 0
 
 
@@ -188,6 +184,7 @@ def _cmd_schema(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
+    from .report import REPORTS
     p = argparse.ArgumentParser(prog="sdnbench", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"sdnbench {__version__}")
@@ -214,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("results", help="comparison tables of a run; exports summary.csv and summary.json")
     c.add_argument("rundir")
     c.add_argument("--metric", action="append", help="metric to show (repeatable), e.g. loss_pct")
-    c.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    c.add_argument("--format", choices=list(REPORTS), default=DEFAULT_REPORT,
+                   help="; ".join(f"{name}: {r.description}" for name, r in REPORTS.items()))
     c.add_argument("--series", metavar="CSV", help="write every per-interval series point to CSV instead")
     c.set_defaults(func=_cmd_results)
 

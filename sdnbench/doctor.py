@@ -24,7 +24,7 @@ def _root() -> Capability:
 
 
 def _adapters(prefix: str, registry: dict) -> list[Capability]:
-    """Availability of every class in a registry (controllers or traffic engines)."""
+    """Availability of every class in a registry (controllers, engines, switch and link kinds)."""
     out = []
     for name, cls in registry.items():
         a = cls.availability()
@@ -44,6 +44,13 @@ def _engines() -> list[Capability]:
     return _adapters("engine", {name: engine_class(name) for name in engine_names()})
 
 
+def _data_plane() -> list[Capability]:
+    from .emulation.links import LINKS
+    from .emulation.switches import SWITCHES
+
+    return _adapters("switch", SWITCHES.classes()) + _adapters("links", LINKS.classes())
+
+
 def _native() -> list[Capability]:
     out = []
     for name in ("sdnbench-tgen", "sdnbench-ofload", "sdnbench-apiload"):
@@ -58,6 +65,7 @@ def checks() -> list[tuple[str, list[Capability]]]:
         ("system", [_root(), capabilities.ovs_running(), capabilities.kernel_datapath(),
                     capabilities.qdisc_available("htb"), capabilities.qdisc_available("netem"), _mininet(),
                     capabilities.tool("ethtool", "ethtool", ["--version"])]),
+        ("data plane (network.switch, network.links)", _data_plane()),
         ("controllers", _controllers()),
         ("traffic engines", _engines()),
         ("native tools", _native()),

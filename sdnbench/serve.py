@@ -21,7 +21,7 @@ from .manifest import Manifest
 from .procs import ProcessTracker
 from .runner import registry
 from .runner.campaign import Terminated, raise_terminated
-from .runner.execute import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID
+from .workloads.sbi import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID
 
 
 def serve_controller(spec: ControllerSpec, rundir: Path, switches: int = 0, ports: int = OFLOAD_DEFAULT_PORTS,

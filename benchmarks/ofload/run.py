@@ -39,7 +39,7 @@ from sdnbench.controllers import ADAPTERS, ControllerSpec, make_adapter  # noqa:
 from sdnbench.controllers.process import free_port, port_listening  # noqa: E402
 from sdnbench.procs import cpu_set, cpus_left_over  # noqa: E402
 from sdnbench.controllers.base import SouthboundProfile  # noqa: E402
-from sdnbench.runner.execute import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID  # noqa: E402
+from sdnbench.workloads.sbi import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID  # noqa: E402
 from sdnbench.workloads.sbi import OfloadOptions, apply_profile, ofload_argv  # noqa: E402
 
 BIN = Path(os.environ.get("SDNBENCH_BIN_DIR", ROOT / "target" / "release"))

@@ -43,6 +43,8 @@ def row_key(topology: str, workload: str, params: dict) -> tuple[str, str, str]:
 
 def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, str, str]]]:
     """All cells, plus controllers and rows in plan order."""
+    from ..runner.monitor import MONITOR_METRICS as testbed
+
     values: dict[tuple, list[float]] = {}
     failed: dict[tuple, int] = {}
     controllers: list[str] = []
@@ -63,7 +65,7 @@ def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, 
         for name, vals in per_metric.items():
             values.setdefault((row, trial.controller, name), []).append(sum(vals) / len(vals))
         for name, value in (trial.timings or {}).items():
-            if name.startswith(("host_cpu", "ctrl_")) and value is not None:
+            if name in testbed and value is not None:   # the monitor's metrics, kept with the timings
                 values.setdefault((row, trial.controller, name), []).append(value)
     cells = []
     for (row, ctrl, name), vals in values.items():

@@ -4,23 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..workloads.traffic.base import METRICS, MONITOR_METRICS
+from ..metrics import default_shown, describe
 from .compare import Cell
-
-#: Metrics shown by default, in this order, when present.
-DEFAULT_METRICS = ("owd_mean_ms", "owd_p99_ms", "rtt_mean_ms", "jitter_ms", "loss_pct", "throughput_bps",
-                   "tx_rate_ratio", "tcp_connect_ms", "transfer_time_s", "video_startup_ms", "video_stalls",
-                   "responses_per_s_mean", "latency_p50_us", "latency_p99_us", "valid",
-                   "throughput_rps", "achieved_rps", "error_rate_pct", "latency_p50_ms", "failure_pattern_code",
-                   "host_cpu_max_pct", "ctrl_cpu_pct")
-
-
-def metric_info(name: str) -> tuple[str, str]:
-    """(unit, description) of any metric sdnbench stores."""
-    from ..runner.northbound import NBI_METRICS
-    from ..workloads.sbi import METRICS as SBI_METRICS
-
-    return {**METRICS, **MONITOR_METRICS, **SBI_METRICS, **NBI_METRICS}.get(name, ("", name))
 
 
 def fmt_value(v: float) -> str:
@@ -53,7 +38,8 @@ def render(cells: list[Cell], controllers: list[str], rows: list[tuple[str, str,
     index = {(c.row, c.controller): c for c in cells if c.metric == metric}
     if not index:
         return ""
-    unit, desc = metric_info(metric)
+    info = describe(metric)
+    unit, desc = info.unit, info.description
     header = ["topology", "workload", "params"] + controllers
     body = []
     for row in rows:
@@ -71,7 +57,7 @@ def render(cells: list[Cell], controllers: list[str], rows: list[tuple[str, str,
 def render_all(cells: list[Cell], controllers: list[str], rows, metrics: list[str] | None = None) -> str:
     """Tables of the chosen (or default) metrics, separated by blank lines."""
     present = {c.metric for c in cells}
-    chosen = metrics or [m for m in DEFAULT_METRICS if m in present]
+    chosen = metrics or [m for m in default_shown() if m in present]
     return "\n\n".join(t for t in (render(cells, controllers, rows, m) for m in chosen) if t)
 
 

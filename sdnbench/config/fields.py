@@ -162,8 +162,9 @@ class Bool(Type):
 class ListOf(Type):
     """A non-empty list of one item type (a single item is accepted as a list when scalar_ok)."""
 
-    def __init__(self, item: Type, min_items=1, scalar_ok=False):
+    def __init__(self, item: Type, min_items=1, scalar_ok=False, max_items: int | None = None, why: str = ""):
         self.item, self.min_items, self.scalar_ok = item, min_items, scalar_ok
+        self.max_items, self.why = max_items, why   # why: the reason for max_items, said in the error
 
     def check(self, node, ctx, key):
         if not isinstance(node, yaml.SequenceNode):
@@ -175,11 +176,17 @@ class ListOf(Type):
         if len(node.value) < self.min_items:
             ctx.error(node, key, f"expected at least {self.min_items} item(s)")
             return None
+        if self.max_items is not None and len(node.value) > self.max_items:
+            why = f" ({self.why})" if self.why else ""
+            ctx.error(node, key, f"{len(node.value):,} items; at most {self.max_items:,}{why}")
+            return None
         out = [self.item.check(child, ctx, f"{key}[{i}]") for i, child in enumerate(node.value)]
         return None if any(v is None for v in out) else out
 
     def jsonschema(self):
         s = {"type": "array", "items": self.item.jsonschema(), "minItems": self.min_items}
+        if self.max_items is not None:
+            s["maxItems"] = self.max_items
         if self.scalar_ok:
             return {"oneOf": [self.item.jsonschema(), s]}
         return s
@@ -330,6 +337,69 @@ class Any_(Type):
 
     def jsonschema(self):
         return {}
+
+
+#: Combinations one sweep may give. Each is a trial per controller, topology and
+#: repetition; a rate curve of 50 points by 20 sizes is 1,000. The plan's total
+#: bound (sdnbench.runner.plan.MAX_TRIALS) still applies.
+MAX_SWEEP_POINTS = 10_000
+
+
+class Sweep(Type):
+    """Fields to vary: each key one of `sweepable`, each value a list of that field's values."""
+
+    def __init__(self, fields: dict[str, Field], sweepable: tuple[str, ...]):
+        self.fields, self.sweepable = fields, sweepable
+
+    def check(self, node, ctx, key):
+        inner = Mapping(ListOf(Any_(), max_items=MAX_SWEEP_POINTS),
+                        keys=lambda k: None if k in self.sweepable else
+                        f"cannot sweep '{k}'; sweepable: {', '.join(self.sweepable)}")
+        if inner.check(node, ctx, key) is None:
+            return None
+        points = math.prod(len(vnode.value) for _, vnode in node.value)
+        if points > MAX_SWEEP_POINTS:
+            ctx.error(node, key, f"{' x '.join(str(len(v.value)) for _, v in node.value)} = {points:,} "
+                                 f"combinations; at most {MAX_SWEEP_POINTS:,} (each is a trial per controller, "
+                                 f"topology and repetition)")
+            return None
+        out = {}
+        for knode, vnode in node.value:
+            ftype = self.fields[knode.value].type
+            values = [ftype.check(item, ctx, f"{key}.{knode.value}[{i}]") for i, item in enumerate(vnode.value)]
+            if any(v is None for v in values):
+                return None
+            out[knode.value] = values
+        return out
+
+    def jsonschema(self):
+        return {"type": "object", "propertyNames": {"enum": list(self.sweepable)},
+                "additionalProperties": {"type": "array", "minItems": 1, "maxItems": MAX_SWEEP_POINTS}}
+
+
+#: Longest name or label: it heads a table column and becomes part of file names in the run directory.
+MAX_NAME_CHARS = 100
+
+
+def _name_problem(name: str) -> str | None:
+    """Names and labels become file names (run directory, controller logs): no '/', not empty."""
+    if not name.strip() or name in (".", ".."):
+        return f"expected a name, got {name!r}"
+    if "/" in name:
+        return f"{name[:MAX_NAME_CHARS]!r} holds a slash; names become file names in the run directory"
+    if len(name) > MAX_NAME_CHARS:
+        return f"a name of {len(name):,} characters; at most {MAX_NAME_CHARS} (it heads a table column)"
+    return None
+
+
+#: The name of an experiment or workload, the label of a controller or topology.
+NAME = Str(predicate=_name_problem, pattern=f"^[^/]{{1,{MAX_NAME_CHARS}}}$")
+
+
+def positive(integer: bool = True, maximum=None) -> Number:
+    """A number above zero (an integer from 1 by default)."""
+    return Number(integer=True, minimum=1, maximum=maximum) if integer else \
+        Number(exclusive_minimum=0, maximum=maximum)
 
 
 def _plain(node: yaml.Node, ctx: Context, key: str, done: dict) -> Any:

@@ -33,6 +33,11 @@ class Experiment:
         """Line of a dotted key path in the file (for errors found after loading)."""
         return self.lines.get(key)
 
+    def at(self, key: str, message: str) -> str:
+        """'file:line: key: message' for a problem found after loading."""
+        line = self.line_of(key)
+        return f"{self.path}:{line}: {key}: {message}" if line else f"{self.path}: {key}: {message}"
+
 
 class ExperimentErrors(ConfigError):
     """Several problems in one file, each on its own line."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..workloads.types import WORKLOAD_TYPES
 from .fields import REQUIRED, ListOf, Record, Tagged, Type
-from .schema import (ATTACK, CONTROLLER, EXPERIMENT, FLOW, FLOW_SWEEPABLE, LINK, NBI_WORKLOAD, NETWORK, OVERLOAD,
-                     SBI_WORKLOAD, TOPOLOGY, TRAFFIC_WORKLOAD)
+from .schema import CONTROLLER, EXPERIMENT, LINK, NETWORK, TOPOLOGY
 
 
 def _type_name(t: Type) -> str:
@@ -14,7 +14,7 @@ def _type_name(t: Type) -> str:
     if isinstance(t, Record):
         return t.name
     if isinstance(t, Tagged):
-        return "topology"
+        return "topology" if t.tag == "kind" else "workload"
     if "enum" in js:
         return " \\| ".join(f"`{v}`" for v in js["enum"])
     return js.get("type", "any")
@@ -35,9 +35,10 @@ def markdown_reference() -> str:
            "validate files (`sdnbench check`) and produce `schemas/experiment.schema.json`.",
            "Unknown keys are errors. Units are part of key names (`_ms`, `_pps`, `_mbps`).", ""]
     sections = [("Experiment (top level)", EXPERIMENT), ("controllers[]", CONTROLLER), ("network", NETWORK),
-                ("link, edge_link, core_link", LINK), ("workloads[] (type: traffic)", TRAFFIC_WORKLOAD),
-                ("workloads[].flows[]", FLOW), ("workloads[] (type: sbi)", SBI_WORKLOAD),
-                ("workloads[] (type: nbi)", NBI_WORKLOAD), ("nbi overload", OVERLOAD), ("nbi dos, ddos", ATTACK)]
+                ("link, edge_link, core_link", LINK)]
+    for name, wtype in WORKLOAD_TYPES.items():
+        sections.append((f"workloads[] (type: {name})", wtype.record))
+        sections += list(wtype.doc_records)
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:
@@ -47,8 +48,6 @@ def markdown_reference() -> str:
     for kind, record in TOPOLOGY.variants.items():
         out += [f"### kind: {kind}", "", record.doc, ""] + _table(record) + [""]
     out += ["## workloads[].sweep", "",
-            "A mapping of fields to lists of values; every combination is a trial row.",
-            "Traffic workloads sweep flow fields: " + ", ".join(f"`{k}`" for k in FLOW_SWEEPABLE)
-            + ", and `engine` (to compare engines on the same flows).",
-            "sbi workloads sweep `mode`, `switches`, `macs_per_switch`, `window`.", ""]
+            "A mapping of fields to lists of values; every combination is a trial row."]
+    out += [t.sweep_doc for t in WORKLOAD_TYPES.values() if t.sweep_doc] + [""]
     return "\n".join(out)

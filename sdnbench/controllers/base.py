@@ -102,6 +102,11 @@ class ControllerAdapter(ABC):
             ends["rest"] = f"http://{self.spec.host}:{self.spec.rest_port}"
         return ends
 
+    @classmethod
+    def northbound_problem(cls, spec: ControllerSpec) -> str | None:
+        """Why this controller, as specified, cannot take northbound (REST) load; None when it can."""
+        return None
+
     def pids(self) -> list[int]:
         """PIDs of the processes this adapter runs (for CPU/RSS monitoring)."""
         return []

@@ -42,6 +42,11 @@ class NoneAdapter(ControllerAdapter):
         """No controller, so no endpoints."""
         return {}
 
+    @classmethod
+    def northbound_problem(cls, spec) -> str | None:
+        """Why northbound load cannot run against this controller as specified."""
+        return f"{spec.kind} has no northbound API"
+
 
 #: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
 ADAPTER = NoneAdapter

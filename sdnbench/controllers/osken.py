@@ -50,6 +50,11 @@ class OsKenAdapter(ProcessAdapter):
         """os-ken's package version in the venv."""
         return "os-ken " + run_version([str(venv_python("osken")), str(launcher("osken_launcher.py")), "--version"])
 
+    @classmethod
+    def northbound_problem(cls, spec) -> str | None:
+        """Why northbound load cannot run against this controller as specified."""
+        return None if spec.rest_port else f"{spec.kind} has no northbound API without rest_port"
+
 
 #: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
 ADAPTER = OsKenAdapter

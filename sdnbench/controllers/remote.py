@@ -48,6 +48,11 @@ class RemoteAdapter(ControllerAdapter):
         """True while host:port accepts a TCP connection."""
         return accepts(self.spec.host, self.spec.port)
 
+    @classmethod
+    def northbound_problem(cls, spec) -> str | None:
+        """Why northbound load cannot run against this controller as specified."""
+        return None if spec.rest_url else "remote controllers need rest_url"
+
 
 #: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
 ADAPTER = RemoteAdapter

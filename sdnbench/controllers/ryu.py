@@ -54,6 +54,11 @@ class RyuAdapter(ProcessAdapter):
         return "ryu " + run_version([str(venv_python("ryu")), str(launcher("ryu_launcher.py")),
                                      "--sdnbench-version"])
 
+    @classmethod
+    def northbound_problem(cls, spec) -> str | None:
+        """Why northbound load cannot run against this controller as specified."""
+        return None if spec.rest_port else "ryu serves ofctl_rest only with rest_port (e.g. rest_port: 8080)"
+
 
 #: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
 ADAPTER = RyuAdapter

@@ -50,6 +50,11 @@ class TestControllerAdapter(ProcessAdapter):
         """'ovs-testcontroller (Open vSwitch) X.Y.Z'."""
         return run_version([shutil.which(BINARY) or BINARY, "--version"])
 
+    @classmethod
+    def northbound_problem(cls, spec) -> str | None:
+        """Why northbound load cannot run against this controller as specified."""
+        return f"{spec.kind} has no northbound API"
+
 
 #: The adapter this module registers (sdnbench.controllers.ADAPTER_MODULES).
 ADAPTER = TestControllerAdapter

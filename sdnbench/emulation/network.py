@@ -1,25 +1,27 @@
-"""A running Mininet + Open vSwitch network built from a TopologyGraph.
+"""A running Mininet network built from a TopologyGraph, with a chosen switch kind and link kind.
 
-Owns exactly what it creates: it writes each bridge, interface and host shell
-into the run manifest before creating it, so `sdnbench clean` can remove them
-after a crash, and it removes them itself on stop().
+The switch kind (switches/: Open vSwitch, ...) and the link realisation
+(links/: veth + tc, ...) come from their registries; this module builds the
+Mininet network around them, attaches the controller and waits for every
+switch. Owns exactly what it creates: it writes each bridge, interface and host
+shell into the run manifest before creating it, so `sdnbench clean` can remove
+them after a crash, and it removes them itself on stop().
 """
 
 from __future__ import annotations
 
 import subprocess
 import time
-from functools import partial
 from pathlib import Path
 
 from ..errors import CapabilityError, ControllerError
 from ..manifest import Manifest
 from ..procs import kill_recorded, wait_for
 from ..topology.graph import TopologyGraph
-from . import capabilities, ovs
 from .hosts import RecordedHost
+from .links import LINKS
 from .lock import NetworkLock
-from .offload import disable_offloads_root, offload_off_command
+from .switches import SWITCHES
 
 
 def port_plan(graph: TopologyGraph) -> dict[tuple[str, str], tuple[int, int]]:
@@ -49,51 +51,39 @@ def switch_ports(graph: TopologyGraph) -> dict[int, list[int]]:
     return ports
 
 
-def check_link_support(graph: TopologyGraph) -> None:
-    """Refuse links the kernel cannot shape, naming the missing capability."""
-    if any(link.params.needs_netem() for link in graph.links):
-        netem = capabilities.qdisc_available("netem")
-        if not netem.ok:
-            raise CapabilityError(f"links ask for delay/loss but {netem.detail}; needs {netem.fix}")
-    if any(link.params.bw_mbps for link in graph.links):
-        htb = capabilities.qdisc_available("htb")
-        if not htb.ok:
-            raise CapabilityError(f"links ask for a bandwidth limit but {htb.detail}")
-
-
-def _quiet_htb_quantum_warning() -> None:
-    """Drop Mininet's relay of the kernel's harmless 'quantum of class is big' HTB note."""
-    from mininet.log import lg
-
-    if not any(getattr(f, "sdnbench", False) for f in lg.filters):
-        def keep(record) -> bool:
-            return "quantum of class" not in str(record.msg)
-        keep.sdnbench = True
-        lg.addFilter(keep)
-
-
 class EmulatedNetwork:
     """Build, start, connect and stop one network."""
 
     def __init__(self, graph: TopologyGraph, manifest: Manifest, datapath: str = "auto",
-                 openflow: str = "1.3", fail_mode: str = "secure", lock: NetworkLock | None | bool = None):
-        """lock: None takes the machine's network lock for the network's lifetime; False means
+                 openflow: str = "1.3", fail_mode: str = "secure", lock: NetworkLock | None | bool = None,
+                 switch: str = "ovs", links: str = "veth_tc"):
+        """switch, links: registered kinds (ConfigError naming the choices otherwise).
+        lock: None takes the machine's network lock for the network's lifetime; False means
         the caller already holds it (a campaign holds it from its first controller to its end)."""
         self.graph, self.manifest = graph, manifest
-        self.datapath = capabilities.datapath_for(datapath)
+        self.switch = SWITCHES.get(switch)(graph, manifest, openflow, fail_mode, datapath)
+        self.links = LINKS.get(links)(graph, manifest)
         self.openflow, self.fail_mode = openflow, fail_mode
         self.lock = NetworkLock() if lock is None else (lock or None)
         self.net = None
         self.hosts: dict[str, RecordedHost] = {}
         self._owns_resources = False   # set once our bridges/interfaces are in the manifest
 
+    @property
+    def datapath(self) -> str:
+        """The switches' forwarding path in one word (OVS: 'kernel' or 'user')."""
+        return self.switch.datapath
+
+    def describe(self) -> dict:
+        """Switch kind, datapath, link realisation and their versions, for the trial environment."""
+        return {**self.switch.describe(), **self.links.describe()}
+
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:
         """Create and start the network (switches forward nothing until a controller or standalone)."""
-        check_link_support(self.graph)
-        ovs_state = capabilities.ovs_running()
-        if not ovs_state.ok:
-            raise CapabilityError(f"{ovs_state.detail}; run: {ovs_state.fix}")
+        for cap in (self.links.availability(self.graph.links), self.switch.availability()):
+            if not cap.ok:
+                raise CapabilityError(f"{cap.detail}; fix: {cap.fix}" if cap.fix else cap.detail)
         if self.lock:
             self.lock.acquire()
         try:
@@ -105,43 +95,34 @@ class EmulatedNetwork:
     def _start(self) -> None:
         from mininet.log import setLogLevel
         from mininet.net import Mininet
-        from mininet.node import OVSSwitch
 
         setLogLevel("error")
-        _quiet_htb_quantum_warning()
-        leftovers = ovs.existing_bridges() & {s.name for s in self.graph.switches}
-        if leftovers:
-            raise CapabilityError(f"OVS bridges {', '.join(sorted(leftovers))} already exist "
-                                  "(left by a killed run?): run `sdnbench clean`")
-        self._record_planned()
+        self.switch.prepare()
+        for ifname in self._root_interfaces():
+            self.manifest.created("interface", ifname)
         self._owns_resources = True
-        proto = {"1.0": "OpenFlow10", "1.3": "OpenFlow13"}[self.openflow]
-        switch_cls = partial(OVSSwitch, datapath=self.datapath, failMode=self.fail_mode,
-                             protocols=proto, reconnectms=1000)
-        self.net = Mininet(topo=self._mininet_topo(), switch=switch_cls, host=self._host_class(),
-                           controller=None, autoSetMacs=False, autoStaticArp=False, build=True)
+        self.net = Mininet(topo=self._mininet_topo(), switch=self.switch.mininet_switch(),
+                           host=self._host_class(), controller=None, autoSetMacs=False,
+                           autoStaticArp=False, build=True)
         self.net.start()
-        if self.fail_mode == "standalone" and self.graph_has_cycle():
-            # A loop of standalone learning switches storms; RSTP blocks the loop.
-            ovs.vsctl(*[["set", "bridge", s.name, "rstp_enable=true"] for s in self.graph.switches])
-        if self.datapath == "user":
-            self._offloads_off()
+        self.switch.started(self.net)
+        self.links.started(self.net)
         self.hosts = {h.name: RecordedHost(h, self.manifest) for h in self.net.hosts}
 
     def attach_controller(self, target: str, timeout_s: float = 60.0) -> None:
         """Point all switches at target ('tcp:IP:PORT'); wait until every one is connected."""
-        bridges = [s.name for s in self.graph.switches]
-        ovs.set_controllers(bridges, target, self.openflow, self.fail_mode)
+        names = [s.name for s in self.graph.switches]
+        self.switch.attach(target)
         connected: set[str] = set()
 
         def all_connected() -> bool:
             connected.clear()
-            connected.update(ovs.connected_bridges(bridges))
-            return len(connected) == len(bridges)
+            connected.update(self.switch.connected())
+            return len(connected) == len(names)
 
         if not wait_for(all_connected, timeout_s, 0.1):
-            missing = sorted(set(bridges) - connected)
-            raise ControllerError(f"{len(missing)} of {len(bridges)} switches did not connect to {target} "
+            missing = sorted(set(names) - connected)
+            raise ControllerError(f"{len(missing)} of {len(names)} switches did not connect to {target} "
                                   f"within {timeout_s:.0f} s: {', '.join(missing[:10])}")
 
     def stop(self) -> None:
@@ -150,8 +131,11 @@ class EmulatedNetwork:
             for host in self.hosts.values():
                 host.reap()
             if self.net is not None:
-                self.net.stop()
-                self.net = None
+                try:
+                    self.links.stopping(self.net)
+                finally:
+                    self.net.stop()
+                    self.net = None
             if self._owns_resources:
                 self._remove_leftovers()
                 self._owns_resources = False
@@ -172,19 +156,12 @@ class EmulatedNetwork:
                 time.sleep(0.2)
         return pending
 
-    def graph_has_cycle(self) -> bool:
-        """True when the switch graph has a loop (more switch links than a tree has)."""
-        names = {s.name for s in self.graph.switches}
-        core = [link for link in self.graph.links if link.a in names and link.b in names]
-        return len(core) > len(names) - 1
-
     def ports(self) -> dict[int, list[int]]:
         """dpid -> port numbers."""
         return switch_ports(self.graph)
 
     # -- internals ---------------------------------------------------------
     def _mininet_topo(self):
-        from mininet.link import TCLink
         from mininet.topo import Topo
 
         topo = Topo()
@@ -195,14 +172,7 @@ class EmulatedNetwork:
         plan = port_plan(self.graph)
         for link in self.graph.links:
             p1, p2 = plan[(link.a, link.b)]
-            opts = {}
-            if link.params.bw_mbps or link.params.needs_netem():
-                opts = {"cls": TCLink, "bw": link.params.bw_mbps}
-                if link.params.delay_ms:
-                    opts["delay"] = f"{link.params.delay_ms}ms"
-                if link.params.loss_pct:
-                    opts["loss"] = link.params.loss_pct
-            topo.addLink(link.a, link.b, port1=p1, port2=p2, **opts)
+            topo.addLink(link.a, link.b, port1=p1, port2=p2, **self.links.options(link))
         return topo
 
     def _host_class(self):
@@ -229,24 +199,9 @@ class EmulatedNetwork:
                     names.append(f"{node}-eth{port}")
         return names
 
-    def _record_planned(self) -> None:
-        for s in self.graph.switches:
-            self.manifest.created("bridge", s.name)
-        for ifname in self._root_interfaces():
-            self.manifest.created("interface", ifname)
-
-    def _offloads_off(self) -> None:
-        disable_offloads_root(self._root_interfaces())
-        for host in self.net.hosts:
-            host.cmd("; ".join(offload_off_command(i.name) for i in host.intfList() if i.name != "lo"))
-
     def _remove_leftovers(self) -> None:
         """Delete whatever Mininet did not (after a failed start), then mark all released."""
-        existing = ovs.existing_bridges()
-        for s in self.graph.switches:
-            if s.name in existing:
-                ovs.delete_bridge(s.name)
-            self.manifest.released("bridge", s.name)
+        self.switch.teardown()
         for ifname in self._root_interfaces():
             if Path(f"/sys/class/net/{ifname}").exists():
                 subprocess.run(["ip", "link", "del", ifname], capture_output=True)

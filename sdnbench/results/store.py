@@ -40,6 +40,10 @@ CREATE INDEX IF NOT EXISTS series_by_trial ON series (trial_key, flow_id);
 """
 
 
+
+class UncataloguedMetric(ValueError):
+    """A result names a metric the catalog does not declare (a programming error)."""
+
 @dataclass
 class TrialRecord:
     """Everything stored for one trial."""
@@ -87,7 +91,17 @@ class ResultStore:
                 (name, experiment_path, experiment_yaml, time.time(), version))
 
     def save_trial(self, rec: TrialRecord, flows=(), raw: dict[str, str] | None = None) -> None:
-        """Store a trial and its flows' metrics, series and raw outputs atomically."""
+        """Store a trial and its flows' metrics, series and raw outputs atomically.
+
+        UncataloguedMetric (nothing stored) for a metric sdnbench.metrics does not know: every
+        stored value must say its unit and meaning.
+        """
+        from ..metrics import catalog
+
+        unknown = sorted({k for fr in flows for k in fr.metrics} - set(catalog()))
+        if unknown:
+            raise UncataloguedMetric(f"metrics {', '.join(unknown)} are not in the catalog (sdnbench.metrics): "
+                                     f"declare them in their workload type's metrics")
         with self.conn:
             self.conn.execute("DELETE FROM trial WHERE key = ?", (rec.key,))
             self.conn.execute(

@@ -24,10 +24,10 @@ from ..emulation.network import EmulatedNetwork
 from ..errors import SdnbenchError
 from ..manifest import Manifest
 from ..procs import ProcessTracker
-from ..results.store import ResultStore, TrialRecord
+from ..results.store import ResultStore, TrialRecord, UncataloguedMetric
+from ..workloads.base import TrialContext
 from . import registry
 from .environment import fingerprint
-from .execute import execute, southbound_datapaths
 from .monitor import CpuMonitor
 from .plan import Trial, estimate_seconds, expand
 
@@ -123,13 +123,14 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     if first.needs_network:
         fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
         net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode,
-                              lock=False)
+                              lock=False, switch=exp.network["switch"], links=exp.network["links"])
         spec.options["datapaths"] = net.ports()
     else:
-        spec.options["datapaths"] = southbound_datapaths(trials)
+        spec.options["datapaths"] = _emulated_switches(trials)
     # Emulated switches: adapters that write their own config (Faucet) make it benchmark-suitable.
     spec.options["southbound"] = not first.needs_network
     env = fingerprint(net.datapath if net else "none (emulated switches)")
+    env.update(net.describe() if net else {})
     setup_t0 = time.monotonic()
     try:
         env["controller"] = spec.kind
@@ -166,9 +167,18 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
         tracker.stop_all()
 
 
+def _emulated_switches(trials: list[Trial]) -> dict[int, int]:
+    """dpid -> ports of the switches the group's workloads emulate themselves (no network built)."""
+    out: dict[int, int] = {}
+    for wtype in {id(t.wtype): t.wtype for t in trials}.values():
+        for dpid, ports in wtype.emulated_switches([t for t in trials if t.wtype is wtype]).items():
+            out[dpid] = max(ports, out.get(dpid, 0))
+    return out
+
+
 def _check_reachable(net: EmulatedNetwork, trials: list[Trial]) -> None:
-    """Every flow's endpoints must reach each other before traffic is measured."""
-    pairs = sorted({(f.src, f.dst) for t in trials for f in t.flows})
+    """Host pairs the workloads need (every flow's endpoints) must reach each other before measuring."""
+    pairs = sorted({pair for t in trials for pair in t.wtype.reachability_pairs(t)})
     failed = net.reachability(pairs + [(b, a) for a, b in pairs])
     if failed:
         raise SdnbenchError("hosts not reachable: " + ", ".join(f"{a}->{b}" for a, b in failed[:8]))
@@ -189,7 +199,7 @@ def _run_trial(trial: Trial, net: EmulatedNetwork | None, adapter, rundir: Path,
     try:
         with CpuMonitor(adapter.pids()) as mon:
             t_measure = time.monotonic()
-            results, tool_env = execute(trial, net, adapter, workdir, store)
+            results, tool_env = trial.wtype.run(trial, TrialContext(net, adapter, workdir, store))
             measure_s = time.monotonic() - t_measure
     except SdnbenchError as exc:
         store.save_trial(_record(trial, "failed", str(exc), env, {"setup_s": setup_s}, started))
@@ -204,23 +214,13 @@ def _run_trial(trial: Trial, net: EmulatedNetwork | None, adapter, rundir: Path,
         for host in (net.hosts.values() if net else ()):
             host.reap()
     timings = {"setup_s": setup_s, "traffic_s": measure_s, "trial_s": time.monotonic() - t0,
-               "expected_traffic_s": trial.traffic_seconds(), **mon.result()}
+               "expected_traffic_s": trial.expected_seconds(), **mon.result()}
     errors = [e for r in results for e in r.errors]
-    store.save_trial(_record(trial, "ok", "; ".join(errors) or None, {**env, **tool_env}, timings, started),
-                     results)
-    progress.trial(trial, "ok", timings["trial_s"], _headline(results))
-
-
-def _headline(results) -> str:
-    """A short summary of the first flow for the progress line."""
-    if not results:
-        return ""
-    m = results[0].metrics
-    parts = []
-    for key, fmt in (("throughput_rps", "{:.0f} req/s"), ("error_rate_pct", "errors {:.2f}%"),
-                     ("responses_per_s_mean", "{:.0f} responses/s"), ("latency_p50_us", "p50 {:.0f} us"),
-                     ("loss_pct", "loss {:.2f}%"), ("owd_mean_ms", "owd {:.3f} ms"),
-                     ("rtt_mean_ms", "rtt {:.3f} ms"), ("throughput_bps", "{:.3g} bit/s")):
-        if m.get(key) is not None:
-            parts.append(fmt.format(m[key]))
-    return ", ".join(parts)
+    try:
+        store.save_trial(_record(trial, "ok", "; ".join(errors) or None, {**env, **tool_env}, timings, started),
+                         results)
+    except UncataloguedMetric as exc:   # a bug: keep the trial as failed and go on
+        store.save_trial(_record(trial, "failed", f"internal error: {exc}", env, timings, started))
+        progress.trial(trial, "failed", timings["trial_s"], f"internal error: {exc}"[:100])
+        return
+    progress.trial(trial, "ok", timings["trial_s"], trial.wtype.headline(results))

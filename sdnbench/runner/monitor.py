@@ -6,6 +6,17 @@ import os
 import threading
 import time
 
+from ..metrics import LOWER, Metric, by_name
+
+#: Per-trial measurements of the testbed itself, stored with the trial's timings.
+MONITOR_METRICS: dict[str, Metric] = by_name(
+    Metric("host_cpu_max_pct", "%", "peak CPU use of the whole machine (near 100: the testbed was the "
+                                    "bottleneck)", LOWER, shown=True),
+    Metric("ctrl_cpu_pct", "% of a core", "controller CPU use during traffic", LOWER, shown=True),
+    Metric("host_cpu_mean_pct", "%", "mean CPU use of the whole machine during traffic", LOWER),
+    Metric("ctrl_rss_max_mb", "MB", "controller peak resident memory", LOWER),
+)
+
 _TICK = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 

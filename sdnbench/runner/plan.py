@@ -8,32 +8,32 @@ controller are built once per group (or once per repetition with
 
 from __future__ import annotations
 
-import itertools
 import json
-import math
+import re
 from dataclasses import dataclass, field
 
 from ..config.loader import Experiment
 from ..controllers.base import ControllerSpec
-from ..config.units import stage_seconds
 from ..errors import ConfigError
 from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
+from ..workloads.base import WorkloadType, sweep_points
 from ..workloads.traffic.base import FlowSpec
-from ..workloads.traffic.runner import nominal_duration_s
+from ..workloads.types import workload_type
 
 # Seconds a group spends starting and stopping a controller and a network, and a
 # trial outside its traffic (receiver start, result parsing, storage), as measured
 # on a 2-core machine with the native engine (D-ITG adds about 1 s per trial).
 GROUP_SETUP_S = 4.0
 TRIAL_OVERHEAD_S = 0.5
-ASSUMED_TCP_MBPS = 100.0
 
 #: Largest trial grid. A trial takes seconds, so 100,000 of them run for days; a
-#: sweep or repetitions typo (10^20 combinations) is refused before anything is built.
+#: sweep or repetitions typo is refused before anything is built.
 MAX_TRIALS = 100_000
 #: Flows over all trials: each is built here (plan, check) and runs as a sender and a receiver.
 MAX_FLOW_RUNS = 200_000
+
+__all__ = ["Trial", "expand", "estimate_seconds", "sweep_points", "trial_key", "NO_TOPOLOGY"]
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Trial:
     workload: dict
     sweep_point: dict
     repetition: int
-    flows: list[FlowSpec] = field(default_factory=list)
+    flows: list[FlowSpec] = field(default_factory=list)   # traffic: resolved by its workload type
 
     @property
     def key(self) -> str:
@@ -65,14 +65,14 @@ class Trial:
         return (self.controller.label, self.topology, self.needs_network)
 
     @property
-    def kind(self) -> str:
-        """The workload type: traffic or sbi."""
-        return self.workload["type"]
+    def wtype(self) -> WorkloadType:
+        """The workload's type, which knows how to plan, check and run it."""
+        return workload_type(self.workload["type"])
 
     @property
     def needs_network(self) -> bool:
-        """Traffic and northbound load run on an emulated network; sbi emulates its own switches."""
-        return self.kind in ("traffic", "nbi")
+        """True when the trial runs on an emulated network (the workload type decides)."""
+        return self.wtype.needs_network(self.workload)
 
     def setting(self, name: str):
         """A workload parameter with the sweep point applied."""
@@ -85,14 +85,9 @@ class Trial:
                 "openflow": self.controller.openflow, "controller_kind": self.controller.kind,
                 "fail_mode": self.controller.fail_mode}
 
-    def traffic_seconds(self) -> float:
-        """Expected measuring time: the longest flow, or the southbound loops."""
-        if self.kind == "sbi":
-            loops = self.workload["loops"] + self.workload["warmup_loops"]
-            return loops * self.workload["ms_per_loop"] / 1000.0
-        if self.kind == "nbi":
-            return nbi_phase_seconds(self.workload, self.sweep_point["phase"])
-        return max((flow_seconds(f) for f in self.flows), default=0.0)
+    def expected_seconds(self) -> float:
+        """Expected measuring time, as the workload type estimates it."""
+        return self.wtype.expected_seconds(self)
 
 
 def trial_key(controller: str, topology: str, workload: str, point: dict, repetition: int) -> str:
@@ -100,106 +95,46 @@ def trial_key(controller: str, topology: str, workload: str, point: dict, repeti
     return f"{controller}|{topology}|{workload}|{json.dumps(point, sort_keys=True)}|{repetition}"
 
 
-def flow_seconds(f: FlowSpec) -> float:
-    """How long a flow should run; TCP by volume without a rate assumes ASSUMED_TCP_MBPS."""
-    if f.volume_bytes and not f.duration_s and not f.rate_bps:
-        return f.volume_bytes * 8 / (ASSUMED_TCP_MBPS * 1e6)
-    return nominal_duration_s(f)
-
-
-def nbi_phases(workload: dict) -> list[str]:
-    """The phases of a northbound workload, in run order: load first, its result sets the others' rates."""
-    return ["load"] + [p for p in ("overload", "dos", "ddos") if workload.get(p)]
-
-
-def nbi_phase_seconds(workload: dict, phase: str) -> float:
-    """How long a northbound phase lasts."""
-    if phase == "load":
-        return sum(stage_seconds(s) for s in workload["stages"])
-    if phase == "overload":
-        return float(workload["overload"]["duration_s"])
-    return float(workload["attack_duration_s"])
-
-
-def workload_points(workload: dict) -> list[dict]:
-    """The sweep points of a workload; a northbound workload's points are its phases."""
-    if workload["type"] == "nbi":
-        return [{"phase": p} for p in nbi_phases(workload)]
-    return sweep_points(workload["sweep"])
-
-
-def sweep_points(sweep: dict) -> list[dict]:
-    """Every combination of the sweep's values (one empty point without a sweep)."""
-    if not sweep:
-        return [{}]
-    keys = list(sweep)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*(sweep[k] for k in keys))]
-
-
-def resolve_host(name: str, graph: TopologyGraph, where: str, known: set[str] | None = None,
-                 key: str | None = None) -> str:
-    """'first' / 'last' / a host name -> a host of this topology (`known`: its host names, for speed)."""
-    if name == "first":
-        return graph.hosts[0].name
-    if name == "last":
-        return graph.hosts[-1].name
-    if known is not None and name in known:
-        return name
-    try:
-        return graph.host(name).name
-    except KeyError:
-        names = [h.name for h in graph.hosts]
-        shown = ", ".join(names[:8]) + (f", ... {names[-1]} ({len(names):,} hosts)" if len(names) > 8 else "")
-        raise ConfigError(f"{where}: no host {name!r}; hosts are {shown}", key=key) from None
-
-
-def make_flows(workload: dict, point: dict, graph: TopologyGraph, topology: str,
-               known: set[str] | None = None) -> list[FlowSpec]:
-    """The workload's flows with the sweep point applied and hosts resolved."""
-    flows = []
-    for i, f in enumerate(workload["flows"]):
-        merged = {**f, **point}
-        where = f"workload '{workload['name']}' flow {i} on topology '{topology}'"
-        src = resolve_host(merged["src"], graph, where, known, f"flows[{i}].src")
-        dst = resolve_host(merged["dst"], graph, where, known, f"flows[{i}].dst")
-        if src == dst:
-            raise ConfigError(f"{where}: source and destination are both {src}", key=f"flows[{i}]")
-        fields = {k: merged[k] for k in ("proto", "size_bytes", "rate_pps", "rate_bps", "duration_s",
-                                         "count", "volume_bytes", "meter", "port")}
-        flows.append(FlowSpec(flow_id=f"f{i}:{src}->{dst}", src=src, dst=dst,
-                              options=dict(merged.get("options") or {}), **fields))
-    return flows
-
-
 NO_TOPOLOGY = "-"
 
 
-def _points_count(workload: dict) -> int:
-    """How many sweep points a workload has, without listing them."""
-    if workload["type"] == "nbi":
-        return len(nbi_phases(workload))
-    return math.prod(len(values) for values in workload["sweep"].values())
-
-
 def check_grid_size(exp: Experiment) -> None:
-    """ConfigError naming the largest workload when the grid passes MAX_TRIALS or MAX_FLOW_RUNS."""
-    per_workload = []   # (trials, flow runs, index) of each workload
+    """ConfigError naming the workload that gives most trials when the grid passes MAX_TRIALS."""
+    per_workload = []   # (trials, index) of each workload
     for i, wl in enumerate(exp.workloads):
-        networks = len(exp.topologies) if wl["type"] != "sbi" or wl["topology_aware"] else 1
-        trials = len(exp.controllers) * networks * exp.repetitions * _points_count(wl)
-        per_workload.append((trials, trials * len(wl.get("flows") or ()), i))
-    trials, flow_runs = sum(t for t, _, _ in per_workload), sum(f for _, f, _ in per_workload)
-    if trials <= MAX_TRIALS and flow_runs <= MAX_FLOW_RUNS:
-        return
-    _, _, i = max(per_workload)
+        wtype = workload_type(wl["type"])
+        networks = len(exp.topologies) if wtype.needs_topology(wl) else 1
+        per_workload.append((len(exp.controllers) * networks * exp.repetitions * len(wtype.points(wl)), i))
+    trials = sum(n for n, _ in per_workload)
+    if trials > MAX_TRIALS:
+        most, i = max(per_workload)
+        _too_large(exp, i, f"the experiment expands to {trials:,} trials; at most {MAX_TRIALS:,} (at seconds a "
+                           f"trial, more would run for days): {len(exp.controllers)} controllers x "
+                           f"{len(exp.topologies)} topologies x {exp.repetitions} repetitions x each workload's "
+                           f"sweep points; workload '{exp.workloads[i]['name']}' gives {most:,}")
+
+
+def _too_large(exp: Experiment, i: int, message: str):
+    """Raise a grid-size error at workload i's sweep (or at repetitions when it has none)."""
     key = f"workloads[{i}].sweep" if exp.workloads[i].get("sweep") else "repetitions"
-    what = (f"{trials:,} trials; at most {MAX_TRIALS:,} (at seconds a trial, more would run for days)"
-            if trials > MAX_TRIALS else
-            f"{flow_runs:,} flows over all trials; at most {MAX_FLOW_RUNS:,}")
-    raise ConfigError(f"the experiment expands to {what}: {len(exp.controllers)} controllers x "
-                      f"{len(exp.topologies)} topologies x {exp.repetitions} repetitions x each workload's sweep "
-                      f"points; workload '{exp.workloads[i]['name']}' gives {per_workload[i][0]:,} trials",
-                      path=str(exp.path), line=exp.line_of(key) or exp.line_of(f"workloads[{i}].name"), key=key)
+    raise ConfigError(message, path=str(exp.path), key=key,
+                      line=exp.line_of(key) or _line_near(exp, f"workloads[{i}].name"))
+
+
+def _line_near(exp: Experiment, key: str) -> int | None:
+    """Line of a key path, or of the nearest enclosing key the file writes out."""
+    while key:
+        line = exp.line_of(key)
+        if line:
+            return line
+        key = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", key)
+    return None
+
+
+def _placed(exc: ConfigError, exp: Experiment, i: int) -> ConfigError:
+    """A workload type's plan-time error with the file, line and key of workload i."""
+    key = f"workloads[{i}].{exc.key}" if exc.key else f"workloads[{i}]"
+    return ConfigError(exc.detail, path=str(exp.path), line=_line_near(exp, key), key=key)
 
 
 def expand(exp: Experiment) -> list[Trial]:
@@ -208,25 +143,27 @@ def expand(exp: Experiment) -> list[Trial]:
     base = exp.path.parent
     graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
               for spec in exp.topologies]
-    on_network = [w for w in exp.workloads if w["type"] in ("traffic", "nbi")]
-    on_topology = [w for w in exp.workloads if w["type"] == "sbi" and w["topology_aware"]]
-    standalone = [w for w in exp.workloads if w["type"] == "sbi" and not w["topology_aware"]]
+    on_network = [w for w in exp.workloads if workload_type(w["type"]).needs_network(w)]
+    on_topology = [w for w in exp.workloads if workload_type(w["type"]).needs_topology(w) and w not in on_network]
+    standalone = [w for w in exp.workloads if not workload_type(w["type"]).needs_topology(w)]
     trials: list[Trial] = []
+    flow_runs = 0
+    index = {id(w): i for i, w in enumerate(exp.workloads)}
 
     def add(ctrl, spec, label, graph, workloads):
-        known = {h.name for h in graph.hosts} if graph else None   # a name lookup per flow, not a scan
+        nonlocal flow_runs
         for rep in range(1, exp.repetitions + 1):
             for wl in workloads:
-                for point in workload_points(wl):
+                for point in workload_type(wl["type"]).points(wl):
                     t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
-                    if wl["type"] == "traffic":
-                        try:
-                            t.flows = make_flows(wl, point, graph, label, known)
-                        except ConfigError as exc:   # say where in the file the flow is
-                            i = exp.workloads.index(wl)
-                            key, line = f"workloads[{i}].{exc.key}", exp.line_of(f"workloads[{i}].flows")
-                            raise ConfigError(exc.detail, path=str(exp.path), line=exp.line_of(key) or line,
-                                              key=key) from None
+                    try:
+                        t.wtype.prepare(t)
+                    except ConfigError as exc:
+                        raise (_placed(exc, exp, index[id(wl)]) if exc.path is None else exc) from None
+                    flow_runs += len(t.flows)
+                    if flow_runs > MAX_FLOW_RUNS:
+                        _too_large(exp, index[id(wl)], f"the experiment has more than {MAX_FLOW_RUNS:,} "
+                                                       f"flows over all its trials (each trial's flows count)")
                     trials.append(t)
 
     for ctrl in exp.controllers:
@@ -240,5 +177,5 @@ def expand(exp: Experiment) -> list[Trial]:
 def estimate_seconds(trials: list[Trial], restart: str = "per_group", cooldown_s: float = 0.0) -> float:
     """Estimated wall time of running the trials."""
     groups = {(t.group, t.repetition if restart == "per_repetition" else 0) for t in trials}
-    return len(groups) * GROUP_SETUP_S + sum(t.traffic_seconds() + TRIAL_OVERHEAD_S + cooldown_s
+    return len(groups) * GROUP_SETUP_S + sum(t.expected_seconds() + TRIAL_OVERHEAD_S + cooldown_s
                                              for t in trials)

@@ -64,7 +64,7 @@ def _check(g: nx.Graph, path: Path, hosts_per_switch: int) -> None:
         parts = sorted(nx.connected_components(undirected), key=len, reverse=True)
         stray = ", ".join(_node_name(g, n) for n in sorted(parts[1], key=str)[:5])
         raise ConfigError(f"{path}: the graph is not connected ({len(parts)} parts); "
-                          f"nodes {stray} cannot reach node {_node_name(g, next(iter(parts[0])))}")
+                          f"nodes {stray} cannot reach node {_node_name(g, min(parts[0], key=str))}")
 
 
 def _node_name(g: nx.Graph, node) -> str:

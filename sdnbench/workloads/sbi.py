@@ -15,35 +15,45 @@ import subprocess
 from dataclasses import dataclass, field
 
 from ..errors import ToolError
+from ..metrics import HIGHER, LOWER, Metric, by_name
 from ..paths import build_hint, native_tool
 from .jsonlines import read_output
 
 TOOL = "sdnbench-ofload"
 
-#: Metrics an SbiResult carries: name -> (unit, description).
-METRICS: dict[str, tuple[str, str]] = {
-    "responses_per_s_mean": ("responses/s", "FLOW_MOD + PACKET_OUT answers per second, mean over measured loops"),
-    "responses_per_s_sd": ("responses/s", "sample standard deviation over measured loops"),
-    "responses_per_s_min": ("responses/s", "slowest measured loop"),
-    "responses_per_s_max": ("responses/s", "fastest measured loop"),
-    "matched_per_s_mean": ("requests/s", "PACKET_INs answered per second (first answer only)"),
-    "latency_p50_us": ("us", "median PACKET_IN -> answer latency"),
-    "latency_p90_us": ("us", "90th percentile latency"),
-    "latency_p99_us": ("us", "99th percentile latency"),
-    "latency_max_us": ("us", "largest latency"),
-    "latency_mean_us": ("us", "mean latency"),
-    "unmatched": ("messages", "answers that tie to no PACKET_IN"),
-    "duplicates": ("messages", "further answers to an already answered PACKET_IN"),
-    "timeouts": ("requests", "PACKET_INs unanswered within the timeout"),
-    "decode_errors": ("messages", "controller messages that could not be decoded"),
-    "switches_connected": ("switches", "switches that completed the handshake"),
-    "generator_cores_used": ("cores", "CPU the generator itself used while measuring (busy-polling: "
-                                      "the time it was not polling idle)"),
-    "path_setup_p50_us": ("us", "multi-hop flow setup (PACKET_IN at ingress to FLOW_MOD at egress), median; --paths only"),
-    "path_setup_p99_us": ("us", "multi-hop flow setup, 99th percentile; --paths only"),
-    "paths_completed": ("flows", "FLOW_MODs that reached the egress switch of their path; --paths only"),
-    "valid": ("bool", "false when the generator saturated its cores or switches failed to connect"),
-}
+# sdnbench-ofload numbers its switches from dpid 1 and gives each 4 ports, or in
+# topology mode ports 1-2 for hosts plus one per switch link from port 3.
+OFLOAD_FIRST_DPID = 1
+OFLOAD_DEFAULT_PORTS = 4
+
+#: Metrics an SbiResult carries (sdnbench.metrics); `valid` is a flag, 1.0 or 0.0 once stored.
+METRICS: dict[str, Metric] = by_name(
+    Metric("responses_per_s_mean", "responses/s",
+           "FLOW_MOD + PACKET_OUT answers per second, mean over measured loops", HIGHER, shown=True),
+    Metric("latency_p50_us", "us", "median PACKET_IN -> answer latency", LOWER, shown=True),
+    Metric("latency_p99_us", "us", "99th percentile latency", LOWER, shown=True),
+    Metric("valid", "bool", "false when the generator saturated its cores or switches failed to connect",
+           HIGHER, shown=True),
+    Metric("responses_per_s_sd", "responses/s", "sample standard deviation over measured loops"),
+    Metric("responses_per_s_min", "responses/s", "slowest measured loop", HIGHER),
+    Metric("responses_per_s_max", "responses/s", "fastest measured loop", HIGHER),
+    Metric("matched_per_s_mean", "requests/s", "PACKET_INs answered per second (first answer only)", HIGHER),
+    Metric("latency_p90_us", "us", "90th percentile latency", LOWER),
+    Metric("latency_max_us", "us", "largest latency", LOWER),
+    Metric("latency_mean_us", "us", "mean latency", LOWER),
+    Metric("unmatched", "messages", "answers that tie to no PACKET_IN", LOWER),
+    Metric("duplicates", "messages", "further answers to an already answered PACKET_IN", LOWER),
+    Metric("timeouts", "requests", "PACKET_INs unanswered within the timeout", LOWER),
+    Metric("decode_errors", "messages", "controller messages that could not be decoded", LOWER),
+    Metric("switches_connected", "switches", "switches that completed the handshake", HIGHER),
+    Metric("generator_cores_used", "cores", "CPU the generator itself used while measuring (busy-polling: "
+                                            "the time it was not polling idle)"),
+    Metric("path_setup_p50_us", "us", "multi-hop flow setup (PACKET_IN at ingress to FLOW_MOD at egress), "
+                                      "median; --paths only", LOWER),
+    Metric("path_setup_p99_us", "us", "multi-hop flow setup, 99th percentile; --paths only", LOWER),
+    Metric("paths_completed", "flows", "FLOW_MODs that reached the egress switch of their path; --paths only",
+           HIGHER),
+)
 
 
 @dataclass
@@ -211,28 +221,21 @@ def run_ofload(host: str, port: int, of_version: str = "1.0", opts: OfloadOption
     return SbiResult(metrics_from_summary(summary), summary, intervals, argv, proc.returncode, proc.stdout, proc.stderr)
 
 
-#: Two-sided 95% Student t quantiles by degrees of freedom (1..30); beyond 30, 1.96 is close enough.
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
 def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
-    """Mean, sample sd and the 95% confidence half-width (Student t) of repeated measurements."""
-    xs = [float(v) for v in values if v is not None]
-    n = len(xs)
-    if n == 0:
+    """Mean, sample sd and the 95% confidence half-width of repeated measurements (analysis.stats)."""
+    from ..analysis.stats import summarize
+
+    s = summarize(values)
+    if s is None:
         return {"n": 0, "mean": None, "sd": None, "ci95": None}
-    mean = sum(xs) / n
-    if n == 1:
-        return {"n": 1, "mean": mean, "sd": None, "ci95": None}
-    sd = (sum((x - mean) ** 2 for x in xs) / (n - 1)) ** 0.5
-    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
-    return {"n": n, "mean": mean, "sd": sd, "ci95": t * sd / n ** 0.5}
+    if s.n == 1:
+        return {"n": 1, "mean": s.mean, "sd": None, "ci95": None}
+    return {"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": s.ci95}
 
 
 def aggregate(results: list[SbiResult]) -> dict[str, dict]:
     """Per metric, mean / sd / 95% CI across repetitions (each repetition is one ofload run)."""
-    numeric = [k for k, (unit, _) in METRICS.items() if unit != "bool"]
+    numeric = [k for k, m in METRICS.items() if m.unit != "bool"]
     table = {k: mean_ci95([r.metrics.get(k) for r in results]) for k in numeric}
     table["valid"] = {"n": len(results), "all": all(r.metrics.get("valid") for r in results)}
     return table

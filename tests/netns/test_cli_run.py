@@ -76,6 +76,9 @@ def test_run_prints_comparison_and_exports(tmp_path):
     assert all(r["mean"] == 0 for r in loss.values())            # idle network, modest rate
     rx = {r["controller"]: (r["min"], r["max"]) for r in rows if r["metric"] == "rx_pkts"}
     assert set(rx.values()) == {(200, 200)}                       # exactly the packets sent
+    with sqlite3.connect(rundir / "results.db") as conn:
+        envs = [json.loads(e) for (e,) in conn.execute("SELECT environment FROM trial")]
+    assert {(e["switch"], e["links"], e["datapath"] in ("kernel", "user")) for e in envs} == {("ovs", "veth_tc", True)}
     assert outstanding(rundir / MANIFEST_NAME) == []
     res = sdnbench("results", str(rundir), "--format", "csv", "--metric", "loss_pct")
     assert res.returncode == 0 and res.stdout.startswith("topology,workload,params,controller,metric")

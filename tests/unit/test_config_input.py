@@ -163,18 +163,27 @@ def test_names_become_file_names(name, words):
     assert words in error(GOOD.replace("name: cbr", f"name: '{name}'"))
 
 
-def test_trial_grid_is_bounded():
-    sweep = "    sweep: {size_bytes: [" + ", ".join(map(str, range(1, 1001))) + "], count: [" + \
-        ", ".join(map(str, range(1, 1001))) + "]}\n"
-    exp = parse(GOOD + sweep)
+def test_sweep_and_trial_grid_are_bounded():
+    values = "[" + ", ".join(map(str, range(1, 201))) + "]"
+    msg = error(GOOD + f"    sweep: {{size_bytes: {values}, count: {values}}}\n")
+    assert msg.startswith("exp.yaml:11: workloads[0].sweep: 200 x 200 = 40,000 combinations; at most 10,000")
+    exp = parse(GOOD.replace("name: t", "name: t\nrepetitions: 1000") + f"    sweep: {{count: {values}}}\n")
     with pytest.raises(ConfigError) as info:
         expand(exp)
     msg = str(info.value)
-    assert msg.startswith("exp.yaml:11: workloads[0].sweep: the experiment expands to 3,000,000 trials")
+    assert msg.startswith("exp.yaml:12: workloads[0].sweep: the experiment expands to 200,000 trials")
     assert f"at most {MAX_TRIALS:,}" in msg
     flows = "    flows: [" + ", ".join(["{count: 1}"] * 100) + "]\n"
     text = GOOD.replace("    flows:\n      - {rate_pps: 100, duration_s: 2}\n", flows)
-    exp = parse(text.replace("name: t", "name: t\nrepetitions: 1000")
-                + "    sweep: {size_bytes: [1, 2, 3]}\n")
-    with pytest.raises(ConfigError, match=f"300,000 flows over all trials; at most {MAX_FLOW_RUNS:,}"):
+    exp = parse(text.replace("name: t", "name: t\nrepetitions: 1000") + "    sweep: {size_bytes: [1, 2, 3]}\n")
+    with pytest.raises(ConfigError, match=f"exp.yaml:11: workloads.0..sweep: the experiment has more than "
+                                          f"{MAX_FLOW_RUNS:,} flows"):
         expand(exp)
+
+
+def test_plan_errors_name_the_flow():
+    with pytest.raises(ConfigError, match=r"^exp\.yaml:10: workloads\[0\]\.flows\[0\]\.dst: flow 0 on topology "
+                                          r"'single-3': no host 'h9'; hosts are h1, h2, h3$"):
+        expand(parse(GOOD.replace("{rate_pps", "{dst: h9, rate_pps")))
+    with pytest.raises(ConfigError, match=r"^exp\.yaml:10: workloads\[0\]\.flows\[0\]: .* both h1"):
+        expand(parse(GOOD.replace("{rate_pps", "{dst: first, rate_pps")))

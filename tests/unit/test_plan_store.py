@@ -42,10 +42,10 @@ def test_grid_size_and_order():
 def test_southbound_trials_need_no_network():
     text = EXP + "  - {name: sb, type: sbi, loops: 3, ms_per_loop: 500, warmup_loops: 1, sweep: {switches: [1, 8]}}\n"
     trials = expand(exp(text))
-    sb = [t for t in trials if t.kind == "sbi"]
+    sb = [t for t in trials if t.workload["type"] == "sbi"]
     assert len(sb) == 2 * 2 * 3                       # controllers x switch counts x repetitions
     assert {t.topology for t in sb} == {"-"} and not any(t.needs_network for t in sb)
-    assert sb[0].traffic_seconds() == 2.0 and sb[1].setting("switches") == 8
+    assert sb[0].expected_seconds() == 2.0 and sb[1].setting("switches") == 8
 
 
 def test_sweep_points_cartesian():
@@ -103,12 +103,12 @@ def test_series_export_names_each_point(tmp_path):
 
 
 def test_southbound_datapaths_cover_every_emulated_switch():
-    from sdnbench.runner.execute import southbound_datapaths
+    from sdnbench.workloads.types.sbi import WORKLOAD as sbi
 
     text = EXP + ("  - {name: sb, type: sbi, sweep: {switches: [1, 8]}}\n"
                   "  - {name: topo, type: sbi, topology_aware: true}\n")
     trials = expand(exp(text))
-    plain = [t for t in trials if t.kind == "sbi" and not t.workload["topology_aware"]]
-    assert southbound_datapaths(plain) == {i: 4 for i in range(1, 9)}
+    plain = [t for t in trials if t.workload["type"] == "sbi" and not t.workload["topology_aware"]]
+    assert sbi.emulated_switches(plain) == {i: 4 for i in range(1, 9)}
     linear = [t for t in trials if t.workload["name"] == "topo" and t.topology == "linear-3"]
-    assert southbound_datapaths(linear) == {1: 4, 2: 4, 3: 4}   # middle switch: 2 host ports + 2 links
+    assert sbi.emulated_switches(linear) == {1: 4, 2: 4, 3: 4}   # middle switch: 2 host ports + 2 links

@@ -46,6 +46,8 @@ pub fn flow_fields(f: &mut FlowStats, prefix: &str, delay_valid: bool) -> Map<St
              ok((f.delay_from_intended_ns.n > 0).then_some(f.delay_from_intended_ns.max)));
     m.insert("jitter_ms".into(), if f.rx_pkts > 1 { json!(f.jitter_ns / 1e6) } else { Value::Null });
     m.insert("ipdv_mean_ms".into(), ms(f.ipdv_abs_ns.mean()));
+    m.insert("longest_gap_ms".into(), json!(f.longest_gap_ns as f64 / 1e6));
+    m.insert("longest_gap_end_ns".into(), json!(f.longest_gap_end_ns));
     let span = f.active_s();
     let rate = |x: f64| if span > 0.0 && f.rx_pkts > 1 { json!(x) } else { Value::Null };
     // N arrivals span N-1 gaps: rates use (N-1) packets' worth over the arrival span.

@@ -123,6 +123,10 @@ pub struct FlowStats {
     pub ipdv_abs_ns: Moments,
     pub first_arrival_ns: Option<u64>,
     pub last_arrival_ns: u64,
+    /// Longest silence between consecutive arrivals, and the arrival that ended it:
+    /// an outage (a controller restart, a link down) and when forwarding came back.
+    pub longest_gap_ns: u64,
+    pub longest_gap_end_ns: Option<u64>,
     pub payload_bytes: u64,
     pub l2_bytes: u64,
     pub interval: Interval,
@@ -161,6 +165,8 @@ impl FlowStats {
             ipdv_abs_ns: Moments::default(),
             first_arrival_ns: None,
             last_arrival_ns: 0,
+            longest_gap_ns: 0,
+            longest_gap_end_ns: None,
             payload_bytes: 0,
             l2_bytes: 0,
             interval: Interval::default(),
@@ -213,6 +219,12 @@ impl FlowStats {
         }
         self.prev = Some((arrival_ns, send_ns));
         self.prev_delay = Some(delay);
+        if self.first_arrival_ns.is_some() && arrival_ns > self.last_arrival_ns
+            && arrival_ns - self.last_arrival_ns > self.longest_gap_ns
+        {
+            self.longest_gap_ns = arrival_ns - self.last_arrival_ns;
+            self.longest_gap_end_ns = Some(arrival_ns);
+        }
         self.first_arrival_ns.get_or_insert(arrival_ns);
         self.last_arrival_ns = self.last_arrival_ns.max(arrival_ns);
         self.payload_bytes += payload as u64;
@@ -288,6 +300,20 @@ mod tests {
         }
         f.sender_count = Some(10);
         assert_eq!((f.rx_pkts, f.duplicates, f.reordered, f.lost()), (8, 1, 1, 2));
+    }
+
+    #[test]
+    fn longest_gap_is_the_outage_and_ends_at_the_first_packet_after_it() {
+        let mut f = flow();
+        // Every 1 ms, then nothing from 5 ms to 305 ms, then every 1 ms again; a late duplicate is ignored.
+        let arrivals: Vec<u64> = (0..5).map(|i| i * 1_000_000).chain((0..5).map(|i| 305_000_000 + i * 1_000_000)).collect();
+        for (seq, t) in arrivals.iter().enumerate() {
+            f.observe(seq as u64, 0, 0, *t, 64, 106);
+        }
+        f.observe(3, 0, 0, 900_000_000, 64, 106);
+        assert_eq!(f.longest_gap_ns, 301_000_000);
+        assert_eq!(f.longest_gap_end_ns, Some(305_000_000));
+        assert_eq!(flow().longest_gap_end_ns, None);
     }
 
     #[test]

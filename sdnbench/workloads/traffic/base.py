@@ -15,51 +15,50 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-#: Every metric a flow can report: name -> (unit, description). Names carry units.
-METRICS: dict[str, tuple[str, str]] = {
-    "tx_pkts": ("packets", "packets sent"),
-    "rx_pkts": ("packets", "packets received"),
-    "loss_pkts": ("packets", "packets lost (sent - received, duplicates excluded)"),
-    "loss_pct": ("%", "packets lost as a percentage of packets sent"),
-    "owd_mean_ms": ("ms", "mean one-way delay"),
-    "owd_min_ms": ("ms", "minimum one-way delay"),
-    "owd_max_ms": ("ms", "maximum one-way delay"),
-    "owd_sd_ms": ("ms", "standard deviation of one-way delay"),
-    "rtt_mean_ms": ("ms", "mean round-trip time"),
-    "rtt_min_ms": ("ms", "minimum round-trip time"),
-    "rtt_max_ms": ("ms", "maximum round-trip time"),
-    "rtt_sd_ms": ("ms", "standard deviation of round-trip time"),
-    "jitter_ms": ("ms", "interarrival jitter (RFC 3550) or the tool's own jitter"),
-    "throughput_bps": ("bit/s", "received payload bit rate"),
-    "throughput_pps": ("packets/s", "received packet rate"),
-    "tx_rate_pps": ("packets/s", "achieved send rate"),
-    "tcp_connect_ms": ("ms", "TCP connect (SYN to established) delay"),
-    "transfer_time_s": ("s", "time to transfer the requested volume"),
-    "bytes": ("bytes", "payload bytes delivered"),
-    "retransmits": ("segments", "TCP retransmissions seen by the sender"),
-    "owd_p50_ms": ("ms", "median one-way delay"),
-    "owd_p90_ms": ("ms", "90th percentile of one-way delay"),
-    "owd_p99_ms": ("ms", "99th percentile of one-way delay"),
-    "rtt_p50_ms": ("ms", "median round-trip time"),
-    "rtt_p99_ms": ("ms", "99th percentile of round-trip time"),
-    "ipdv_mean_ms": ("ms", "mean absolute delay difference of consecutive packets (IPDV)"),
-    "reordered_pkts": ("packets", "packets that arrived after a later-sent packet"),
-    "duplicate_pkts": ("packets", "packets received more than once (not counted in rx_pkts)"),
-    "l2_throughput_bps": ("bit/s", "received bit rate of whole Ethernet frames"),
-    "tx_late_pkts": ("packets", "packets sent later than the late threshold after their intended time"),
-    "tx_rate_ratio": ("ratio", "achieved / requested send rate (1.0 = the generator held the rate)"),
-    "video_startup_ms": ("ms", "playout start-up (initial buffering) delay"),
-    "video_stalls": ("count", "playout stalls after start-up"),
-    "video_stall_s": ("s", "total time playout was stalled"),
-}
+from ...metrics import HIGHER, LOWER, Metric, by_name
+from ..base import FlowResult
 
-#: Per-trial measurements of the testbed itself (sdnbench.runner.monitor).
-MONITOR_METRICS: dict[str, tuple[str, str]] = {
-    "host_cpu_mean_pct": ("%", "mean CPU use of the whole machine during traffic"),
-    "host_cpu_max_pct": ("%", "peak CPU use of the whole machine (near 100: the testbed was the bottleneck)"),
-    "ctrl_cpu_pct": ("% of a core", "controller CPU use during traffic"),
-    "ctrl_rss_max_mb": ("MB", "controller peak resident memory"),
-}
+__all__ = ["METRICS", "FlowResult", "FlowSpec", "HostHandle", "TrafficEngine"]
+
+#: Every metric a flow can report. Names carry units; shown ones appear in default tables in this order.
+METRICS: dict[str, Metric] = by_name(
+    Metric("owd_mean_ms", "ms", "mean one-way delay", LOWER, shown=True),
+    Metric("owd_p99_ms", "ms", "99th percentile of one-way delay", LOWER, shown=True),
+    Metric("rtt_mean_ms", "ms", "mean round-trip time", LOWER, shown=True),
+    Metric("jitter_ms", "ms", "interarrival jitter (RFC 3550) or the tool's own jitter", LOWER, shown=True),
+    Metric("loss_pct", "%", "packets lost as a percentage of packets sent", LOWER, shown=True),
+    Metric("throughput_bps", "bit/s", "received payload bit rate", HIGHER, shown=True),
+    Metric("tx_rate_ratio", "ratio", "achieved / requested send rate (1.0 = the generator held the rate)",
+           HIGHER, shown=True),
+    Metric("tcp_connect_ms", "ms", "TCP connect (SYN to established) delay", LOWER, shown=True),
+    Metric("transfer_time_s", "s", "time to transfer the requested volume", LOWER, shown=True),
+    Metric("video_startup_ms", "ms", "playout start-up (initial buffering) delay", LOWER, shown=True),
+    Metric("video_stalls", "count", "playout stalls after start-up", LOWER, shown=True),
+    Metric("video_stall_s", "s", "total time playout was stalled", LOWER),
+    Metric("tx_pkts", "packets", "packets sent"),
+    Metric("rx_pkts", "packets", "packets received"),
+    Metric("loss_pkts", "packets", "packets lost (sent - received, duplicates excluded)", LOWER),
+    Metric("owd_min_ms", "ms", "minimum one-way delay", LOWER),
+    Metric("owd_max_ms", "ms", "maximum one-way delay", LOWER),
+    Metric("owd_sd_ms", "ms", "standard deviation of one-way delay", LOWER),
+    Metric("owd_p50_ms", "ms", "median one-way delay", LOWER),
+    Metric("owd_p90_ms", "ms", "90th percentile of one-way delay", LOWER),
+    Metric("rtt_min_ms", "ms", "minimum round-trip time", LOWER),
+    Metric("rtt_max_ms", "ms", "maximum round-trip time", LOWER),
+    Metric("rtt_sd_ms", "ms", "standard deviation of round-trip time", LOWER),
+    Metric("rtt_p50_ms", "ms", "median round-trip time", LOWER),
+    Metric("rtt_p99_ms", "ms", "99th percentile of round-trip time", LOWER),
+    Metric("ipdv_mean_ms", "ms", "mean absolute delay difference of consecutive packets (IPDV)", LOWER),
+    Metric("throughput_pps", "packets/s", "received packet rate", HIGHER),
+    Metric("l2_throughput_bps", "bit/s", "received bit rate of whole Ethernet frames", HIGHER),
+    Metric("tx_rate_pps", "packets/s", "achieved send rate", HIGHER),
+    Metric("tx_late_pkts", "packets", "packets sent later than the late threshold after their intended time",
+           LOWER),
+    Metric("bytes", "bytes", "payload bytes delivered", HIGHER),
+    Metric("retransmits", "segments", "TCP retransmissions seen by the sender", LOWER),
+    Metric("reordered_pkts", "packets", "packets that arrived after a later-sent packet", LOWER),
+    Metric("duplicate_pkts", "packets", "packets received more than once (not counted in rx_pkts)", LOWER),
+)
 
 
 @dataclass(frozen=True)
@@ -79,19 +78,6 @@ class FlowSpec:
     meter: str = "owd"             # owd (one-way) | rtt (round trip)
     port: int | None = None        # destination port; engines pick one when None
     options: dict = field(default_factory=dict)
-
-
-@dataclass
-class FlowResult:
-    """One flow's measurements in the common schema."""
-
-    flow_id: str
-    engine: str
-    metrics: dict[str, float | None] = field(default_factory=dict)
-    series: list[dict[str, float]] = field(default_factory=list)  # {"t_s": ..., metric: ...}
-    raw: dict[str, str] = field(default_factory=dict)             # tool outputs, by file name
-    clock: str = "single-kernel CLOCK_REALTIME (sender and receiver share one clock)"
-    errors: list[str] = field(default_factory=list)
 
 
 class HostHandle(Protocol):

@@ -1,0 +1,63 @@
+"""Links as veth pairs, shaped in the kernel by tc: HTB for bandwidth, netem for delay and loss."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import capabilities
+from ..capabilities import Capability
+from .base import LinkKind
+
+
+def _quiet_htb_quantum_warning() -> None:
+    """Drop Mininet's relay of the kernel's harmless 'quantum of class is big' HTB note."""
+    from mininet.log import lg
+
+    if not any(getattr(f, "sdnbench", False) for f in lg.filters):
+        def keep(record) -> bool:
+            return "quantum of class" not in str(record.msg)
+        keep.sdnbench = True
+        lg.addFilter(keep)
+
+
+class VethTc(LinkKind):
+    """Mininet's veth links; shaped ones are TCLinks (netem is refused where the kernel lacks it)."""
+
+    name = "veth_tc"
+
+    @classmethod
+    def availability(cls, links: Iterable = ()) -> Capability:
+        """Refuse delay/loss without netem and bandwidth without HTB, naming the missing qdisc."""
+        links = list(links)
+        needs = [("netem", "delay/loss", any(link.params.needs_netem() for link in links)),
+                 ("htb", "a bandwidth limit", any(link.params.bw_mbps for link in links))]
+        for qdisc, what, needed in needs:
+            cap = capabilities.qdisc_available(qdisc) if needed else None
+            if cap and not cap.ok:
+                return Capability(qdisc, False, f"links ask for {what} but {cap.detail}", cap.fix)
+        if links:
+            return Capability(cls.name, True, "veth pairs, shaped by tc where asked")
+        works = [q for q in ("htb", "netem") if capabilities.qdisc_available(q).ok]
+        return Capability(cls.name, True, f"veth pairs; tc shaping: {', '.join(works) or 'none'}"
+                          + ("" if "netem" in works else " (delay_ms/loss_pct refused: no netem)"))
+
+    def options(self, link) -> dict:
+        """TCLink with bw/delay/loss for a shaped link, nothing (a plain veth pair) otherwise."""
+        p = link.params
+        if not (p.bw_mbps or p.needs_netem()):
+            return {}
+        from mininet.link import TCLink
+
+        _quiet_htb_quantum_warning()
+        opts = {"cls": TCLink, "bw": p.bw_mbps}
+        if p.delay_ms:
+            opts["delay"] = f"{p.delay_ms}ms"
+        if p.loss_pct:
+            opts["loss"] = p.loss_pct
+        return opts
+
+    def describe(self) -> dict:
+        """Link kind and the qdiscs that shape this network's links."""
+        used = [q for q, on in (("htb", any(link.params.bw_mbps for link in self.graph.links)),
+                                ("netem", any(link.params.needs_netem() for link in self.graph.links))) if on]
+        return {**super().describe(), "link_shaping": "+".join(used) or "none"}

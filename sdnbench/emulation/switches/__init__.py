@@ -1,0 +1,12 @@
+"""Switch implementations by name (`network.switch`): one module per kind, one line here each."""
+
+from __future__ import annotations
+
+from ..kinds import Registry
+from .base import SwitchKind
+
+SWITCHES = Registry("switch", __name__, {
+    "ovs": "ovs:OvsSwitch",
+})
+
+__all__ = ["SWITCHES", "SwitchKind"]

@@ -1,0 +1,76 @@
+"""Open vSwitch bridges, one per switch, on the kernel or the userspace (netdev) datapath."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from ...errors import CapabilityError
+from .. import capabilities, ovs
+from ..capabilities import Capability
+from ..offload import disable_offloads_root, offload_off_command
+from .base import SwitchKind, has_switch_loop
+
+_PROTOCOLS = {"1.0": "OpenFlow10", "1.3": "OpenFlow13"}
+
+
+class OvsSwitch(SwitchKind):
+    """Mininet's OVSSwitch; the datapath follows network.datapath (auto: kernel when its module is loaded)."""
+
+    name = "ovs"
+
+    def __init__(self, graph, manifest, openflow="1.3", fail_mode="secure", datapath="auto"):
+        super().__init__(graph, manifest, openflow, fail_mode, datapath)
+        self.datapath = capabilities.datapath_for(datapath)
+        self.bridges = [s.name for s in graph.switches]
+
+    @classmethod
+    def availability(cls) -> Capability:
+        """ovsdb-server and ovs-vswitchd answer."""
+        return capabilities.ovs_running()
+
+    def mininet_switch(self):
+        """OVSSwitch with datapath, fail mode, OpenFlow version and a 1 s reconnect."""
+        from mininet.node import OVSSwitch
+
+        return partial(OVSSwitch, datapath=self.datapath, failMode=self.fail_mode,
+                       protocols=_PROTOCOLS[self.openflow], reconnectms=1000)
+
+    def prepare(self) -> None:
+        """Refuse bridges of the same names (another tool's, or a killed run's); record ours."""
+        leftovers = ovs.existing_bridges() & set(self.bridges)
+        if leftovers:
+            raise CapabilityError(f"OVS bridges {', '.join(sorted(leftovers))} already exist "
+                                  "(left by a killed run?): run `sdnbench clean`")
+        for name in self.bridges:
+            self.manifest.created("bridge", name)
+
+    def started(self, net) -> None:
+        """RSTP for standalone switches on loops; offloads off on the userspace datapath."""
+        if self.fail_mode == "standalone" and has_switch_loop(self.graph):
+            # A loop of standalone learning switches storms; RSTP blocks the loop.
+            ovs.vsctl(*[["set", "bridge", name, "rstp_enable=true"] for name in self.bridges])
+        if self.datapath == "user":
+            disable_offloads_root([i.name for s in net.switches for i in s.intfList() if i.name != "lo"])
+            for host in net.hosts:
+                host.cmd("; ".join(offload_off_command(i.name) for i in host.intfList() if i.name != "lo"))
+
+    def attach(self, target: str) -> None:
+        """Set every bridge's controller, fail mode and OpenFlow version in one transaction."""
+        ovs.set_controllers(self.bridges, target, self.openflow, self.fail_mode)
+
+    def connected(self) -> set[str]:
+        """Bridges whose controller record says is_connected."""
+        return ovs.connected_bridges(self.bridges)
+
+    def teardown(self) -> None:
+        """Delete the bridges Mininet did not (after a failed start), release them all."""
+        existing = ovs.existing_bridges()
+        for name in self.bridges:
+            if name in existing:
+                ovs.delete_bridge(name)
+            self.manifest.released("bridge", name)
+
+    def describe(self) -> dict:
+        """Switch kind, datapath and Open vSwitch version."""
+        version = capabilities.tool("ovs-vswitchd", "openvswitch-switch", ["--version"])
+        return {**super().describe(), "ovs_version": version.detail.split()[-1] if version.ok else "?"}
