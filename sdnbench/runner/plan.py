@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..config.limits import MAX_FLOW_RUNS, MAX_TRIALS
 from ..config.loader import Experiment
 from ..controllers.base import ControllerSpec
 from ..errors import ConfigError
@@ -26,12 +27,6 @@ from ..workloads.types import workload_type
 # on a 2-core machine with the native engine (D-ITG adds about 1 s per trial).
 GROUP_SETUP_S = 4.0
 TRIAL_OVERHEAD_S = 0.5
-
-#: Largest trial grid. A trial takes seconds, so 100,000 of them run for days; a
-#: sweep or repetitions typo is refused before anything is built.
-MAX_TRIALS = 100_000
-#: Flows over all trials: each is built here (plan, check) and runs as a sender and a receiver.
-MAX_FLOW_RUNS = 200_000
 
 __all__ = ["Trial", "expand", "estimate_seconds", "sweep_points", "trial_key", "NO_TOPOLOGY"]
 

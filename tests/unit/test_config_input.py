@@ -7,7 +7,8 @@ import pytest
 from sdnbench.config.loader import load_experiment, parse_experiment
 from sdnbench.config.source import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES
 from sdnbench.errors import ConfigError
-from sdnbench.runner.plan import MAX_FLOW_RUNS, MAX_TRIALS, expand
+from sdnbench.config.limits import MAX_FLOW_RUNS, MAX_TRIALS
+from sdnbench.runner.plan import expand
 
 GOOD = """\
 name: t
@@ -187,3 +188,70 @@ def test_plan_errors_name_the_flow():
         expand(parse(GOOD.replace("{rate_pps", "{dst: h9, rate_pps")))
     with pytest.raises(ConfigError, match=r"^exp\.yaml:10: workloads\[0\]\.flows\[0\]: .* both h1"):
         expand(parse(GOOD.replace("{rate_pps", "{dst: first, rate_pps")))
+
+
+@pytest.mark.parametrize("flow, key, words", [
+    ("{rate_pps: 1.0e+8, duration_s: 2}", "rate_pps", "expected a number > 0 and <= 10,000,000, got 100,000,000"),
+    ("{rate_bps: 1.0e+12, duration_s: 2}", "rate_bps", "<= 100,000,000,000"),
+    ("{rate_pps: 1, duration_s: 100000}", "duration_s", "<= 86,400, got 100,000"),
+    ("{count: 99999999999999999999}", "count", "from 1 to 10,000,000,000"),
+    ("{count: 1, size_bytes: 65508}", "size_bytes", "from 1 to 65,507"),
+    ("{proto: tcp, volume_bytes: 99999999999999999}", "volume_bytes", "from 1 to 10,000,000,000,000"),
+])
+def test_flow_values_are_bounded(flow, key, words):
+    msg = error(GOOD.replace("{rate_pps: 100, duration_s: 2}", flow))
+    assert msg.startswith(f"exp.yaml:10: workloads[0].flows[0].{key}: ") and words in msg
+
+
+def test_lists_and_top_level_sizes_are_bounded():
+    msg = error(GOOD.replace("name: t", "name: t\nrepetitions: 1001"))
+    assert "exp.yaml:2: repetitions: expected an integer from 1 to 1,000, got 1,001" in msg
+    msg = error(GOOD.replace("controllers:\n  - kind: osken",
+                             "controllers: [" + ", ".join(f"{{kind: none, label: c{i}}}" for i in range(65)) + "]"))
+    assert "exp.yaml:2: controllers: 65 items; at most 64 (each is a column and a process)" in msg
+    flows = "    flows: [" + ", ".join(["{count: 1}"] * 1001) + "]\n"
+    msg = error(GOOD.replace("    flows:\n      - {rate_pps: 100, duration_s: 2}\n", flows))
+    assert "workloads[0].flows: 1,001 items; at most 1,000 (each is a sender and a receiver process)" in msg
+
+
+NBI = """\
+name: n
+controllers: [{kind: ryu, rest_port: 8080}]
+topologies: [{kind: linear, switches: 3}]
+workloads:
+  - name: api
+    type: nbi
+    stages: ["const:100rps:10s"]
+"""
+
+
+@pytest.mark.parametrize("stage, words", [
+    ("ramp:0rps:99999999999999999999rps:60s", "a rate of 100,000,000,000,000,000,000 requests/s; at most 1,000,000"),
+    ("ramp:0rps:" + "9" * 400 + "rps:1s", "a rate of inf requests/s"),
+    ("const:1000rps:99999999999h", "a stage lasts at most 86,400 s"),
+    ("step:0rps:1000krps:0.001rps:1s", "1,000,000,001 steps; at most 10,000"),
+])
+def test_stages_are_bounded(stage, words):
+    msg = error(NBI.replace("const:100rps:10s", stage))
+    assert msg.startswith("exp.yaml:7: workloads[0].stages[0]: ") and words in msg and len(msg) < 300
+
+
+@pytest.mark.parametrize("extra, key, words", [
+    ("max_in_flight: 100000", "max_in_flight", "from 1 to 65,535"),
+    ("attack_duration_s: .inf", "attack_duration_s", "expected a finite number"),
+    ("overload: {multiple: 1000}", "overload.multiple", "<= 100"),
+    ("dos: {kind: syn, rate_pps: 1.0e+9}", "dos.rate_pps", "<= 10,000,000"),
+    ("dos: {kind: syn, size_bytes: 70000}", "dos.size_bytes", "from 1 to 65,507"),
+])
+def test_northbound_values_are_bounded(extra, key, words):
+    msg = error(NBI + f"    {extra}\n")
+    assert msg.startswith(f"exp.yaml:8: workloads[0].{key}: ") and words in msg
+
+
+def test_southbound_values_follow_the_generator():
+    sbi = "name: s\ncontrollers: [{kind: osken}]\nworkloads:\n  - {name: sb, type: sbi, %s}\n"
+    assert "workloads[0].switches: expected an integer from 1 to 65,535" in error(sbi % "switches: 70000")
+    assert "from 1 to 16,777,214" in error(sbi % "macs_per_switch: 16777215")
+    assert "workloads[0].ms_per_loop: expected an integer from 10 to 600,000, got 5" in error(sbi % "ms_per_loop: 5")
+    msg = error(sbi % "loops: 2, warmup_loops: 2")
+    assert "exp.yaml:4: workloads[0].warmup_loops: 2 warm-up loops leave none of 2 loops measured" in msg

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ...config.fields import REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Sweep, positive
+from ...config.limits import (MAX_DURATION_S, MAX_FLOWS, MAX_PACKETS, MAX_PAYLOAD_BYTES, MAX_RATE_BPS,
+                              MAX_RATE_PPS, MAX_VOLUME_BYTES)
 from ...errors import ConfigError, ToolError
 from ..base import FlowResult, TrialContext, WorkloadType, workload_record
 from ..traffic.base import METRICS, FlowSpec
@@ -30,12 +32,12 @@ FLOW = Record("flow", {
     "src": Field(Str(), "first", "sending host: a name like h1, or first / last"),
     "dst": Field(Str(), "last", "receiving host: a name like h8, or first / last"),
     "proto": Field(Str(choices=("udp", "tcp", "icmp")), "udp", "protocol"),
-    "size_bytes": Field(Number(integer=True, minimum=1, maximum=65507), None, "payload bytes per packet"),
-    "rate_pps": Field(Number(exclusive_minimum=0), None, "constant send rate in packets/s"),
-    "rate_bps": Field(Number(exclusive_minimum=0), None, "send rate in bit/s (payload)"),
-    "duration_s": Field(Number(exclusive_minimum=0), None, "how long to send"),
-    "count": Field(positive(), None, "exact number of packets to send"),
-    "volume_bytes": Field(positive(), None, "TCP: bytes to transfer"),
+    "size_bytes": Field(positive(maximum=MAX_PAYLOAD_BYTES), None, "payload bytes per packet"),
+    "rate_pps": Field(positive(integer=False, maximum=MAX_RATE_PPS), None, "constant send rate in packets/s"),
+    "rate_bps": Field(positive(integer=False, maximum=MAX_RATE_BPS), None, "send rate in bit/s (payload)"),
+    "duration_s": Field(positive(integer=False, maximum=MAX_DURATION_S), None, "how long to send"),
+    "count": Field(positive(maximum=MAX_PACKETS), None, "exact number of packets to send"),
+    "volume_bytes": Field(positive(maximum=MAX_VOLUME_BYTES), None, "TCP: bytes to transfer"),
     "meter": Field(Str(choices=("owd", "rtt")), "owd", "one-way delay or round-trip meter"),
     "port": Field(Number(integer=True, minimum=1, maximum=65535), None, "destination port"),
     "options": Field(Any_(), {}, "engine-specific options"),
@@ -89,7 +91,8 @@ class TrafficWorkload(WorkloadType):
     name = "traffic"
     record = workload_record("traffic", "traffic between emulated hosts (the default)", {
         "engine": ENGINE,
-        "flows": Field(ListOf(FLOW), REQUIRED, "flows run at the same time"),
+        "flows": Field(ListOf(FLOW, max_items=MAX_FLOWS, why="each is a sender and a receiver process"),
+                       REQUIRED, "flows run at the same time"),
         "sweep": Field(Sweep({**FLOW.fields, "engine": ENGINE}, FLOW_SWEEPABLE + ("engine",)), {},
                        "flow fields (or engine) to vary; every combination is a trial"),
     }, doc="Flows between hosts of each topology, measured by a traffic engine.", is_default=True)
