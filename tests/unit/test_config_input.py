@@ -255,3 +255,11 @@ def test_southbound_values_follow_the_generator():
     assert "workloads[0].ms_per_loop: expected an integer from 10 to 600,000, got 5" in error(sbi % "ms_per_loop: 5")
     msg = error(sbi % "loops: 2, warmup_loops: 2")
     assert "exp.yaml:4: workloads[0].warmup_loops: 2 warm-up loops leave none of 2 loops measured" in msg
+
+
+def test_topology_builder_errors_name_the_topology(tmp_path):
+    (tmp_path / "net.graphml").write_text("not xml")
+    exp = parse_experiment(GOOD.replace("kind: single\n    hosts: 3", "kind: graphml\n    path: net.graphml"),
+                           tmp_path / "exp.yaml")
+    with pytest.raises(ConfigError, match=r"exp\.yaml:5: topologies\[0\]: .*net\.graphml is not a GraphML file"):
+        expand(exp)
