@@ -326,11 +326,17 @@ class Mapping(Type):
 
 
 class Any_(Type):
-    """Any YAML value (for adapter options passed through untouched)."""
+    """Any YAML value (for adapter options passed through untouched), of at most max_values values."""
+
+    def __init__(self, max_values: int | None = None):
+        self.max_values = max_values
 
     def check(self, node, ctx, key):
         before = len(ctx.issues)
         value = _plain(node, ctx, key, {})
+        if self.max_values is not None and _size(node) > self.max_values:
+            ctx.error(node, key, f"more than {self.max_values:,} values; these options are copied into "
+                                 f"every trial")
         if len(ctx.issues) > before:
             return None
         return {} if value is None else value
@@ -420,6 +426,19 @@ def _plain(node: yaml.Node, ctx: Context, key: str, done: dict) -> Any:
             continue
         value[k] = _plain(vnode, ctx, f"{key}.{k}", done)
     return value
+
+
+def _size(node: yaml.Node) -> int:
+    """Values a node holds, a repeated (aliased) one each time it appears (the reader bounds the total)."""
+    count, todo = 0, [node]
+    while todo:
+        n = todo.pop()
+        count += 1
+        if isinstance(n, yaml.SequenceNode):
+            todo.extend(n.value)
+        elif isinstance(n, yaml.MappingNode):
+            todo.extend(v for _, v in n.value)
+    return count
 
 
 def _cut(value: Any, limit: int = 60) -> str:

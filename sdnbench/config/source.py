@@ -12,6 +12,7 @@ and key path.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -26,10 +27,11 @@ MAX_FILE_BYTES = 1 << 20
 #: body a few more; libyaml's scanner slows quadratically with flow nesting depth
 #: ('[[[[...' 100,000 deep takes 18 s), so the walk stops long before that.
 MAX_DEPTH = 64
-#: Nodes in the document once aliases are expanded (every scalar, list and mapping
-#: counts). A 1 MiB file of short items holds about 300,000; aliases may reuse a
-#: value, but not multiply a file into millions of nodes ("billion laughs").
-MAX_NODES = 300_000
+#: Values in the document once aliases are expanded (every scalar, list and mapping
+#: counts). A thousand flows of eight keys are 16,000; aliases may reuse a value, but
+#: not multiply a file into millions ("billion laughs"). Reading 100,000 takes about
+#: a second here, and a 1 MiB file of short items would hold 300,000.
+MAX_NODES = 100_000
 #: Longest key: keys are field names (the longest is 20 characters) or option names.
 MAX_KEY_CHARS = 256
 
@@ -128,7 +130,10 @@ class _Composer:
         self.root: yaml.Node | None = None
         self.documents = 0
 
-    def fail(self, event, key: str | None, message: str):
+    def fail(self, event, message: str, key: str | None = None):
+        """Raise at the event; the key path defaults to the place of the value being read."""
+        if key is None and self.stack:
+            key = self.stack[-1].child_path()   # built only here: paths of every value would cost
         mark = event.start_mark
         if key and len(key) > 80:       # a path 64 levels deep says less than its start
             key = key[:77] + "..."
@@ -139,7 +144,7 @@ class _Composer:
         if isinstance(event, yaml.DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:
-                self.fail(event, None, "a second YAML document ('---'); an experiment file is one document")
+                self.fail(event, "a second YAML document ('---'); an experiment file is one document")
         elif isinstance(event, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)):
             return
         elif isinstance(event, yaml.CollectionEndEvent):
@@ -154,23 +159,22 @@ class _Composer:
 
     def _node(self, event) -> None:
         parent = self.stack[-1] if self.stack else None
-        at_key = parent is not None and isinstance(parent.node, yaml.MappingNode) and parent.keynode is None
-        path = parent.child_path() if parent else ""
+        at_key = parent is not None and parent.keynode is None and isinstance(parent.node, yaml.MappingNode)
         if isinstance(event, yaml.AliasEvent):
-            self._alias(event, path, at_key)
+            self._alias(event, at_key)
             return
         tag = event.tag
-        if tag not in (None, *_EXPLICIT_OK):
-            self.fail(event, path, f"YAML tag {_tag_name(tag)} is not accepted: experiment files hold plain text, "
-                                   f"numbers, true/false, lists and mappings")
-        if event.anchor in self.anchors or event.anchor in self.open_anchors:
-            self.fail(event, path, f"anchor &{event.anchor} is defined twice")
+        if tag is not None and tag not in _EXPLICIT_OK:
+            self.fail(event, f"YAML tag {_tag_name(tag)} is not accepted: experiment files hold plain text, "
+                             f"numbers, true/false, lists and mappings")
+        if event.anchor is not None and (event.anchor in self.anchors or event.anchor in self.open_anchors):
+            self.fail(event, f"anchor &{event.anchor} is defined twice")
         self.nodes += 1
         if self.nodes > MAX_NODES:
-            self.fail(event, path, f"more than {MAX_NODES:,} values (counting what aliases repeat); an experiment "
-                                   f"file needs far fewer")
+            self.fail(event, f"more than {MAX_NODES:,} values (counting what aliases repeat); an experiment "
+                             f"file needs far fewer")
         if isinstance(event, yaml.ScalarEvent):
-            node = self._scalar(event, path)
+            node = self._scalar(event)
             if at_key:
                 self._check_key(event, node, parent.path)
             if event.anchor:
@@ -179,59 +183,52 @@ class _Composer:
             return
         if at_key:
             what = "a list" if isinstance(event, yaml.SequenceStartEvent) else "a mapping"
-            self.fail(event, path, f"{what} used as a key; keys are names (text)")
+            self.fail(event, f"{what} used as a key; keys are names (text)")
         if len(self.stack) >= MAX_DEPTH:
-            self.fail(event, path, f"nested more than {MAX_DEPTH} levels deep")
+            self.fail(event, f"nested more than {MAX_DEPTH} levels deep")
         cls = yaml.SequenceNode if isinstance(event, yaml.SequenceStartEvent) else yaml.MappingNode
         node = cls(_TAG + ("seq" if cls is yaml.SequenceNode else "map"), [], event.start_mark, event.end_mark,
                    flow_style=event.flow_style)
         if event.anchor:
             node.anchor_name = event.anchor
             self.open_anchors.add(event.anchor)
-        self.stack.append(_Frame(node, path, self.nodes - 1))
+        self.stack.append(_Frame(node, parent.child_path() if parent else "", self.nodes - 1))
 
-    def _alias(self, event, path: str, at_key: bool) -> None:
+    def _alias(self, event, at_key: bool) -> None:
         if at_key:
-            self.fail(event, path, f"an alias (*{event.anchor}) used as a key; keys are names (text)")
+            self.fail(event, f"an alias (*{event.anchor}) used as a key; keys are names (text)")
         if event.anchor in self.open_anchors:
-            self.fail(event, path, f"alias *{event.anchor} refers to a value that contains it")
+            self.fail(event, f"alias *{event.anchor} refers to a value that contains it")
         if event.anchor not in self.anchors:
-            self.fail(event, path, f"alias *{event.anchor} has no anchor &{event.anchor} before it")
+            self.fail(event, f"alias *{event.anchor} has no anchor &{event.anchor} before it")
         node, size = self.anchors[event.anchor]
         self.nodes += size
         if self.nodes > MAX_NODES:
-            self.fail(event, path, f"alias *{event.anchor} expands the file past {MAX_NODES:,} values; "
-                                   f"aliases may reuse a value, not multiply it")
+            self.fail(event, f"alias *{event.anchor} expands the file past {MAX_NODES:,} values; "
+                             f"aliases may reuse a value, not multiply it")
         self._place(event, node)
 
-    def _scalar(self, event, path: str) -> yaml.ScalarNode:
+    def _scalar(self, event) -> yaml.ScalarNode:
         """A scalar node whose tag is one of str, null, bool, int, float and whose value reads as that type."""
-        if _NOT_PRINTABLE.search(event.value) or "\r" in event.value:
-            self.fail(event, path, "a control character (from an escape such as \\x00) in a value; "
-                                   "values are printable text")
-        tag = STR if event.tag is not None else _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
-        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-        if tag not in (NULL, BOOL, INT, FLOAT):
-            node.tag = STR          # dates, '=' and '<<' are text here: no field holds anything else
-        elif tag in (INT, FLOAT):
-            try:
-                _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
-            except ValueError:      # '0b_', or more digits than Python converts: text, not a number
-                node.tag = STR
-        return node
+        # Only escapes in double quotes make characters the file's text (checked whole) does not hold.
+        if event.style == '"' and (_NOT_PRINTABLE.search(event.value) or "\r" in event.value):
+            self.fail(event, "a control character (from an escape such as \\x00) in a value; "
+                             "values are printable text")
+        tag = _plain_tag(event.value) if event.tag is None and event.implicit[0] else STR
+        return yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
 
     def _check_key(self, event, node: yaml.ScalarNode, parent_path: str) -> None:
         if event.value == "<<" and event.tag is None and event.implicit[0]:
-            self.fail(event, parent_path, "merge keys (<<) are not supported; write the keys out")
+            self.fail(event, "merge keys (<<) are not supported; write the keys out", parent_path)
         if node.tag == NULL:
-            self.fail(event, parent_path, "an empty (null) key; keys are names (text)")
+            self.fail(event, "an empty (null) key; keys are names (text)", parent_path)
         if node.tag != STR:
             kind = "a boolean" if node.tag == BOOL else "a number"
-            self.fail(event, parent_path, f"{event.value} is {kind} used as a key; keys are names "
-                                          f"(quote it if it is meant as text)")
+            self.fail(event, f"{event.value} is {kind} used as a key; keys are names "
+                             f"(quote it if it is meant as text)", parent_path)
         if len(event.value) > MAX_KEY_CHARS:
-            self.fail(event, parent_path, f"a key of {len(event.value):,} characters; keys are at most "
-                                          f"{MAX_KEY_CHARS}")
+            self.fail(event, f"a key of {len(event.value):,} characters; keys are at most {MAX_KEY_CHARS}",
+                      parent_path)
 
     def _place(self, event, node: yaml.Node) -> None:
         """Put a finished node into its parent (or make it the document)."""
@@ -246,6 +243,19 @@ class _Composer:
         else:
             frame.node.value.append((frame.keynode, node))
             frame.keynode = frame.key = None
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_tag(value: str) -> str:
+    """The tag of a plain (unquoted) scalar: null, bool, int or float when it reads as one, else str."""
+    tag = _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
+    if tag in (INT, FLOAT):
+        try:
+            _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value))
+        except ValueError:          # '0b_', or more digits than Python converts: text, not a number
+            return STR
+    # Dates, '=' and '<<' are text here: no field holds anything else.
+    return tag if tag in (NULL, BOOL, INT, FLOAT) else STR
 
 
 def compose(text: str, path: Path) -> yaml.Node | None:

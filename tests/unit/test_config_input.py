@@ -85,7 +85,7 @@ def test_alias_bomb_is_refused():
     lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
     lines += [f"a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]" for k in range(1, 10)]
     msg = error("\n".join(lines) + "\n" + GOOD)
-    assert f"expands the file past {MAX_NODES:,} values" in msg and msg.startswith("exp.yaml:6:")
+    assert f"expands the file past {MAX_NODES:,} values" in msg and msg.startswith("exp.yaml:5:")
 
 
 def test_recursive_and_redefined_anchors_are_refused():
@@ -263,3 +263,9 @@ def test_topology_builder_errors_name_the_topology(tmp_path):
                            tmp_path / "exp.yaml")
     with pytest.raises(ConfigError, match=r"exp\.yaml:5: topologies\[0\]: .*net\.graphml is not a GraphML file"):
         expand(exp)
+
+
+def test_flow_options_are_small():
+    big = GOOD.replace("{rate_pps: 100, duration_s: 2}", "{rate_pps: 100, duration_s: 2, options: {a: &a [1, 2, 3]"
+                       + ", b: *a" * 40 + "}}")
+    assert "exp.yaml:10: workloads[0].flows[0].options: more than 100 values" in error(big)

@@ -40,7 +40,7 @@ FLOW = Record("flow", {
     "volume_bytes": Field(positive(maximum=MAX_VOLUME_BYTES), None, "TCP: bytes to transfer"),
     "meter": Field(Str(choices=("owd", "rtt")), "owd", "one-way delay or round-trip meter"),
     "port": Field(Number(integer=True, minimum=1, maximum=65535), None, "destination port"),
-    "options": Field(Any_(), {}, "engine-specific options"),
+    "options": Field(Any_(max_values=100), {}, "engine-specific options (at most 100 values)"),
 }, extra_check=_check_flow)
 
 FLOW_SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
