@@ -101,7 +101,7 @@ class Tally:
         self.counts: Counter = Counter()
         self.by_mutation: dict[str, Counter] = {}
         self.worst: list[tuple[float, str, bytes]] = []   # the slowest files, kept for replay
-        self.unplaced: list[str] = []                      # errors that name no line, for reading
+        self.unplaced: Counter = Counter()                 # errors that name no line, by their words
         self.cli_failures: list[str] = []
 
     def add(self, path: Path, data: bytes, names: list[str], outcome: str, seconds: float, text: str) -> bool:
@@ -111,7 +111,7 @@ class Tally:
             self.by_mutation.setdefault(m, Counter())[outcome] += 1
         if outcome == "error" and (where := _where(text, path)) != "line":
             self.counts[f"error without {where}"] += 1
-            self.unplaced.append(text.strip().replace(str(path.parent) + "/", "")[:300])
+            self.unplaced[text.removeprefix(f"sdnbench: {path}: ").split(";")[0].strip()[:120]] += 1
         if seconds > self.slow_s:
             self.counts["slow"] += 1
         self.worst = sorted(self.worst + [(seconds, path.name, data)], reverse=True)[:10]
@@ -137,7 +137,7 @@ class Tally:
                 "cli_checked": c["cli"], "cli_failures": self.cli_failures,
                 "slowest": [{"file": n, "seconds": round(s, 3)} for s, n, _ in self.worst],
                 "by_mutation": {k: dict(v) for k, v in sorted(self.by_mutation.items())},
-                "errors_without_line": sorted(set(self.unplaced))[:30]}
+                "errors_without_line": dict(self.unplaced.most_common(30))}
 
 
 def main() -> int:
