@@ -132,7 +132,8 @@ def _cmd_results(args) -> int:
 
 
 def _export_series(store, path: Path, metrics: list[str] | None) -> None:
-    """Per-interval series of every trial, one CSV row per point."""
+    """Per-interval series of every trial, one CSV row per point; a trial's events (faults,
+    reconnections) follow as rows with flow 'event', the event in `metric` and its detail in `value`."""
     import csv
 
     from .analysis.compare import params_text
@@ -144,6 +145,8 @@ def _export_series(store, path: Path, metrics: list[str] | None) -> None:
             if metrics and name not in metrics:
                 continue
             w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, flow, t_s, name, value])
+        for ctrl, topo, wl, params, rep, t_s, kind, detail in store.all_events():
+            w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, "event", t_s, kind, detail])
 
 
 def _cmd_controller(args) -> int:

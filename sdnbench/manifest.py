@@ -56,9 +56,10 @@ class Manifest:
         """Record that a resource has been removed."""
         self._append({"event": "released", "kind": kind, "name": str(name)})
 
-    def process(self, pid: int, argv: list[str], role: str) -> None:
-        """Record a started process with its start time."""
-        self.created("process", str(pid), argv=argv, role=role, start=process_start_time(pid))
+    def process(self, pid: int, argv: list[str], role: str, start: int | None = None) -> None:
+        """Record a process with its start time (read from /proc when not given), in one line."""
+        start = process_start_time(pid) if start is None else start
+        self.created("process", str(pid), argv=argv, role=role, start=start)
 
     def outstanding(self) -> list[dict]:
         """Records created and not yet released, in creation order."""

@@ -26,6 +26,7 @@ class Experiment:
     network: dict
     restart: str
     cooldown_s: float
+    on_failure: str = "restart"
     lines: dict[str, int] = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
 
@@ -101,4 +102,5 @@ def _build(value: dict, path: Path, ctx: Context) -> Experiment:
     return Experiment(path=path, name=value["name"], description=value["description"],
                       repetitions=value["repetitions"], controllers=controllers,
                       topologies=value["topologies"], workloads=value["workloads"], network=network,
-                      restart=value["restart"], cooldown_s=value["cooldown_s"], lines=ctx.lines, raw=value)
+                      restart=value["restart"], cooldown_s=value["cooldown_s"], on_failure=value["on_failure"],
+                      lines=ctx.lines, raw=value)

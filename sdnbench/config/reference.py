@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..faults import FAULT
 from ..topology.kind import MAX_HOSTS, MAX_SWITCHES
 from ..workloads.types import WORKLOAD_TYPES
 from . import limits, source
@@ -44,6 +45,7 @@ def markdown_reference() -> str:
     for name, wtype in WORKLOAD_TYPES.items():
         sections.append((f"workloads[] (type: {name})", wtype.record))
         sections += list(wtype.doc_records)
+    sections.append(("workloads[].faults[]", FAULT))
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:

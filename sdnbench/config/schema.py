@@ -104,6 +104,10 @@ EXPERIMENT = Record("experiment", {
     "restart": Field(Str(choices=("per_group", "per_repetition")), "per_group",
                      "rebuild network and controller once per controller x topology, or every repetition"),
     "cooldown_s": Field(Number(minimum=0, maximum=MAX_WAIT_S), 1, "pause between trials"),
+    "on_failure": Field(Str(choices=("restart", "skip_group", "stop")), "restart",
+                        "when the controller dies or switches drop during a trial (the trial is stored as "
+                        "failed either way): restart what broke and go on, skip the rest of the controller x "
+                        "topology group, or stop the campaign"),
 }, doc="An sdnbench experiment: controllers x topologies x workloads x sweep x repetitions.",
    extra_check=lambda v, node, ctx, key: _check_experiment(v, node, ctx, key))
 

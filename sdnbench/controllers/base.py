@@ -14,6 +14,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import ControllerError
+
 
 @dataclass
 class ControllerSpec:
@@ -101,6 +103,26 @@ class ControllerAdapter(ABC):
         elif self.spec.rest_port:
             ends["rest"] = f"http://{self.spec.host}:{self.spec.rest_port}"
         return ends
+
+    def health(self) -> str | None:
+        """Why the controller is not serving now (its process gone, its port closed), or None. Cheap:
+        called before, during and after every trial."""
+        if self.standalone or self.listening():
+            return None
+        return f"OpenFlow port {self.spec.host}:{self.spec.port} is not listening"
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last lines of the controller's log (kept with a trial it failed), '' without one."""
+        return ""
+
+    def identity(self) -> str | None:
+        """Which process serves now (PID and start time), to tell a restarted controller from the same one."""
+        return None
+
+    def send_signal(self, sig: int) -> None:
+        """Signal the controller's processes (fault injection: SIGKILL, SIGSTOP, SIGCONT)."""
+        raise ControllerError(f"{self.spec.label}: sdnbench runs no process of a {self.kind} controller "
+                              "to signal")
 
     @classmethod
     def northbound_problem(cls, spec: ControllerSpec) -> str | None:

@@ -7,6 +7,7 @@ sdnbench's process and starts them.
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from ..errors import ControllerError
 from ..paths import venv_python
-from ..procs import ManagedProcess, ProcessTracker, cpu_set
+from ..procs import OwnedProcess, ProcessTracker, cpu_set
 from .base import Availability, ControllerAdapter, ControllerSpec
 
 LAUNCHERS_DIR = Path(__file__).resolve().parent / "launchers"
@@ -101,7 +102,7 @@ class ProcessAdapter(ControllerAdapter):
 
     def __init__(self, spec: ControllerSpec, tracker: ProcessTracker | None = None):
         super().__init__(spec, tracker)
-        self.proc: ManagedProcess | None = None
+        self.proc: OwnedProcess | None = None
         self.log_path: Path | None = None
         self._version: str | None = None
 
@@ -177,7 +178,7 @@ class ProcessAdapter(ControllerAdapter):
         deadline = time.monotonic() + timeout_s
         while not port_listening(self.spec.host, self.spec.port):
             if not proc.alive():
-                code = proc.popen.returncode
+                code = proc.returncode
                 self.stop()
                 raise ControllerError(f"{self.spec.label}: exited with code {code} before listening on "
                                       f"{self.spec.host}:{self.spec.port}; log {self.log_path}:\n"
@@ -202,6 +203,33 @@ class ProcessAdapter(ControllerAdapter):
         """True while the OpenFlow port listens."""
         return port_listening(self.spec.host, self.spec.port)
 
+    def health(self) -> str | None:
+        """The process's end (exit code or signal) if it ended, else whether its port listens."""
+        proc = self.proc
+        if proc is None:
+            return "not started"
+        if not proc.alive():
+            return f"the controller process (PID {proc.pid}) {exit_description(proc.returncode)}"
+        return super().health()
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last lines of the log the controller writes in its run directory."""
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def identity(self) -> str | None:
+        """PID and kernel start time of the controller process."""
+        if self.proc is None:
+            return None
+        return f"{self.proc.pid}@{self.proc.start}"
+
+    def send_signal(self, sig: int) -> None:
+        """Signal the controller's process group (it is our unreaped child, so its PID cannot be reused yet)."""
+        if self.proc is None or not self.proc.alive():
+            raise ControllerError(f"{self.spec.label}: no running process to signal")
+        self.proc.send_signal(sig)
+
     def pids(self) -> list[int]:
         """The controller's PID while it runs."""
         return [self.proc.pid] if self.proc is not None and self.proc.alive() else []
@@ -215,6 +243,18 @@ class ProcessAdapter(ControllerAdapter):
     @abstractmethod
     def query_version(self) -> str:
         """Ask the installed controller for its version."""
+
+
+def exit_description(returncode: int | None) -> str:
+    """'exited with code 1' or 'was killed by SIGKILL' from a Popen returncode."""
+    if returncode is None:
+        return "is running"
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
 
 
 def run_version(argv: list[str], default: str = "unknown") -> str:

@@ -48,6 +48,11 @@ class RemoteAdapter(ControllerAdapter):
         """True while host:port accepts a TCP connection."""
         return accepts(self.spec.host, self.spec.port)
 
+    def health(self) -> str | None:
+        """Not probed: a connect per check would show the controller short-lived switches. The
+        switches' own connections say whether it serves."""
+        return None
+
     @classmethod
     def northbound_problem(cls, spec) -> str | None:
         """Why northbound load cannot run against this controller as specified."""

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 
 from ..manifest import Manifest
+from ..procs import OwnedProcess, ProcessTracker
 
 
 class RecordedHost:
-    """Wraps a Mininet Host: popen() runs inside its namespace and records the PID."""
+    """Wraps a Mininet Host: every process started in it goes into its run's manifest first."""
 
     def __init__(self, host, manifest: Manifest | None):
-        self._host, self._manifest = host, manifest
+        self._host = host
         self.name = host.name
-        self.started: list[subprocess.Popen] = []
+        self.tracker = ProcessTracker(manifest)
 
     def IP(self) -> str:
         """The host's IPv4 address."""
@@ -30,14 +30,18 @@ class RecordedHost:
         """PID of the host's shell (its namespace lives as long as it does)."""
         return self._host.pid
 
-    def popen(self, *args, **kwargs) -> subprocess.Popen:
-        """Start a command in the host (Mininet runs it via `mnexec -da`, its own session)."""
-        proc = self._host.popen(*args, **kwargs)
-        argv = list(args[0]) if args and isinstance(args[0], (list, tuple)) else list(args)
-        if self._manifest:
-            self._manifest.process(proc.pid, [str(a) for a in argv], f"tool@{self.name}")
-        self.started.append(proc)
-        return proc
+    @property
+    def started(self) -> list[OwnedProcess]:
+        """The processes started in this host and not yet reaped."""
+        return self.tracker.processes
+
+    def spawn(self, argv: list, role: str, **how) -> OwnedProcess:
+        """Start argv in the host (Mininet's `mnexec -da`: its own session), recorded in the run's manifest."""
+        return self.tracker.spawn(argv, f"{role}@{self.name}", popen=self._host.popen, **how)
+
+    def popen(self, argv: list, stdout=None, stderr=None, cwd=None, env=None) -> subprocess.Popen:
+        """spawn() for callers that want only the Popen; its stdin is /dev/null, output discarded unless given."""
+        return self.spawn(argv, "tool", stdout=stdout, stderr=stderr, cwd=cwd, env=env).popen
 
     def cmd(self, *args, **kwargs) -> str:
         """Run a short command in the host's shell and return its output."""
@@ -45,13 +49,4 @@ class RecordedHost:
 
     def reap(self) -> None:
         """Kill any tool this host started that still runs, and mark all released."""
-        for proc in self.started:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                proc.wait(5)
-            if self._manifest:
-                self._manifest.released("process", str(proc.pid))
-        self.started.clear()
+        self.tracker.stop_all(signal.SIGKILL, 0.0)

@@ -156,6 +156,30 @@ class EmulatedNetwork:
                 time.sleep(0.2)
         return pending
 
+    def connected_switches(self) -> set[str]:
+        """Switches whose controller session is up now."""
+        return self.switch.connected()
+
+    def disconnect_switches(self, names: list[str]) -> None:
+        """Cut these switches off their controller (fault injection)."""
+        self.switch.detach(names)
+
+    def reconnect_switches(self, names: list[str]) -> None:
+        """Give switches cut off by disconnect_switches() their controller back."""
+        self.switch.reattach(names)
+
+    def set_link(self, a: str, b: str, up: bool) -> None:
+        """Take the link between nodes a and b down or up (its switch-side interfaces' admin state)."""
+        plan = port_plan(self.graph)
+        ports = plan.get((a, b)) or tuple(reversed(plan.get((b, a)) or ()))
+        if not ports:
+            raise ValueError(f"no link between {a} and {b}")
+        hosts = {h.name for h in self.graph.hosts}
+        for node, port in zip((a, b), ports):
+            if node not in hosts:
+                subprocess.run(["ip", "link", "set", "dev", f"{node}-eth{port}", "up" if up else "down"],
+                               check=True, capture_output=True)
+
     def ports(self) -> dict[int, list[int]]:
         """dpid -> port numbers."""
         return switch_ports(self.graph)

@@ -31,11 +31,21 @@ def set_controllers(bridges: list[str], target: str, openflow: str, fail_mode: s
 
 
 def connected_bridges(bridges: list[str]) -> set[str]:
-    """Which bridges report an established connection to their controller."""
+    """Which bridges report an established connection to their controller (a bridge without a
+    controller, e.g. cut off by fault injection, is not connected)."""
     if not bridges:
         return set()
-    out = vsctl(*[["get", "controller", br, "is_connected"] for br in bridges]).split()
-    return {br for br, flag in zip(bridges, out) if flag.strip() == "true"}
+    # One line per bridge: its name, then its controllers' is_connected flags (none without one).
+    out = vsctl(*[c for br in bridges for c in (["get", "bridge", br, "name"],
+                                                 ["--if-exists", "get", "controller", br, "is_connected"])])
+    connected, current = set(), None
+    for token in out.split():
+        token = token.strip('"')
+        if token in bridges:
+            current = token
+        elif token == "true" and current is not None:
+            connected.add(current)
+    return connected
 
 
 def existing_bridges() -> set[str]:

@@ -2,7 +2,8 @@
 
 Tables: campaign (the experiment as run), trial (parameters, status, timings,
 environment fingerprint), metric (one value per trial x flow x metric),
-series (per-interval values), raw (tool outputs, verbatim).
+series (per-interval values), raw (tool outputs, verbatim), event (what
+happened during a trial: injected faults, reconnections, health problems).
 """
 
 from __future__ import annotations
@@ -36,13 +37,16 @@ CREATE TABLE IF NOT EXISTS series (
 CREATE TABLE IF NOT EXISTS raw (
     trial_key TEXT NOT NULL REFERENCES trial(key) ON DELETE CASCADE,
     name TEXT NOT NULL, content TEXT NOT NULL, PRIMARY KEY (trial_key, name));
+CREATE TABLE IF NOT EXISTS event (
+    trial_key TEXT NOT NULL REFERENCES trial(key) ON DELETE CASCADE,
+    t_unix REAL NOT NULL, t_s REAL NOT NULL, kind TEXT NOT NULL, detail TEXT);
 CREATE INDEX IF NOT EXISTS series_by_trial ON series (trial_key, flow_id);
 """
 
 
-
 class UncataloguedMetric(ValueError):
     """A result names a metric the catalog does not declare (a programming error)."""
+
 
 @dataclass
 class TrialRecord:
@@ -90,7 +94,7 @@ class ResultStore:
                 "INSERT OR IGNORE INTO campaign VALUES (1, ?, ?, ?, ?, ?)",
                 (name, experiment_path, experiment_yaml, time.time(), version))
 
-    def save_trial(self, rec: TrialRecord, flows=(), raw: dict[str, str] | None = None) -> None:
+    def save_trial(self, rec: TrialRecord, flows=(), raw: dict[str, str] | None = None, events=()) -> None:
         """Store a trial and its flows' metrics, series and raw outputs atomically.
 
         UncataloguedMetric (nothing stored) for a metric sdnbench.metrics does not know: every
@@ -121,6 +125,8 @@ class ResultStore:
                     self.conn.execute("INSERT OR REPLACE INTO raw VALUES (?,?,?)", (rec.key, name, content))
             for name, content in (raw or {}).items():
                 self.conn.execute("INSERT OR REPLACE INTO raw VALUES (?,?,?)", (rec.key, name, content))
+            self.conn.executemany("INSERT INTO event VALUES (?,?,?,?,?)",
+                                  [(rec.key, e["t_unix"], e["t_s"], e["kind"], e.get("detail")) for e in events])
 
     # -- reading -------------------------------------------------------------
     def done_keys(self) -> set[str]:
@@ -160,6 +166,17 @@ class ResultStore:
         return self.conn.execute(
             "SELECT t.controller, t.topology, t.workload, t.params, t.repetition, s.flow_id, s.t_s, s.name, s.value "
             "FROM series s JOIN trial t ON t.key = s.trial_key ORDER BY t.seq, s.flow_id, s.t_s, s.name")
+
+    def events(self, trial_key: str) -> list[dict]:
+        """What happened during one trial, in time order: {t_unix, t_s, kind, detail}."""
+        return [dict(zip(("t_unix", "t_s", "kind", "detail"), row)) for row in self.conn.execute(
+            "SELECT t_unix, t_s, kind, detail FROM event WHERE trial_key = ? ORDER BY t_unix", (trial_key,))]
+
+    def all_events(self):
+        """Every event with its trial's identity, in plan order (for export)."""
+        return self.conn.execute(
+            "SELECT t.controller, t.topology, t.workload, t.params, t.repetition, e.t_s, e.kind, e.detail "
+            "FROM event e JOIN trial t ON t.key = e.trial_key ORDER BY t.seq, e.t_unix")
 
     def raw(self, trial_key: str) -> dict[str, str]:
         """Raw tool outputs of one trial."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import signal
 import sys
 import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -24,12 +23,11 @@ from ..emulation.network import EmulatedNetwork
 from ..errors import SdnbenchError
 from ..manifest import Manifest
 from ..procs import ProcessTracker
-from ..results.store import ResultStore, TrialRecord, UncataloguedMetric
-from ..workloads.base import TrialContext
+from ..results.store import ResultStore
 from . import registry
 from .environment import fingerprint
-from .monitor import CpuMonitor
 from .plan import Trial, estimate_seconds, expand
+from .trial import Testbed, record, run_trial
 
 
 @dataclass
@@ -56,14 +54,22 @@ class Progress:
         self.out(f"  {message}")
 
 
+class CampaignStopped(SdnbenchError):
+    """The testbed broke and the experiment says `on_failure: stop`."""
+
+
 class Terminated(BaseException):
     """SIGTERM, turned into an exception so cleanup runs (BaseException, like KeyboardInterrupt,
     so that no handler of ordinary errors mistakes it for a failed trial)."""
 
 
 def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
-                 progress_out: Callable[[str], None] | None = None) -> ResultStore:
-    """Run (or resume) every trial of exp into rundir; returns the open store."""
+                 progress_out: Callable[[str], None] | None = None,
+                 after_group: Callable[[list[Trial]], None] | None = None) -> ResultStore:
+    """Run (or resume) every trial of exp into rundir; returns the open store.
+
+    after_group is called with each group's trials once its network and controller are gone
+    (the soak checks for leaks there)."""
     rundir.mkdir(parents=True, exist_ok=True)
     store = ResultStore.in_rundir(rundir)
     store.save_campaign(exp.name, str(exp.path), exp.path.read_text(), __version__)
@@ -84,6 +90,8 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     try:
         for group in _groups(todo, exp.restart):
             _run_group(exp, group, rundir, manifest, store, progress)
+            if after_group is not None:
+                after_group(group)
     finally:
         lock.release()
         signal.signal(signal.SIGTERM, old_term)
@@ -135,8 +143,9 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     try:
         env["controller"] = spec.kind
         env["controller_version"] = adapter.version()
+        controller_dir = rundir / "controllers" / f"{spec.label}-{first.topology}"
         if not adapter.standalone:
-            adapter.start(rundir / "controllers" / f"{spec.label}-{first.topology}")
+            adapter.start(controller_dir)
         if net is not None:
             net.start()
             if not adapter.standalone:
@@ -146,20 +155,29 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
         setup_s = time.monotonic() - setup_t0
         what = f"{first.graph.summary()}, {net.datapath} datapath" if net else "southbound load"
         progress.note(f"{spec.label} on {first.topology}: {what}, ready in {setup_s:.1f} s")
+        bed = Testbed(net, adapter, rundir, store, env, controller_dir)
         for i, trial in enumerate(trials):
-            _run_trial(trial, net, adapter, rundir, store, progress, env, setup_s if i == 0 else 0.0)
+            outcome = run_trial(trial, bed, progress, setup_s if i == 0 else 0.0)
+            if outcome.broken and i + 1 < len(trials):
+                if not outcome.planned and exp.on_failure == "stop":
+                    raise CampaignStopped(f"{spec.label} on {first.topology}: {outcome.broken} "
+                                          f"(on_failure: stop)")
+                if not outcome.planned and exp.on_failure == "skip_group":
+                    _skip(trials[i + 1:], store, env, progress, f"skipped: {outcome.broken} in trial {trial.seq + 1}")
+                    break
+                progress.note(f"restoring the testbed: {outcome.broken}")
+                mend(bed, exp.network["connect_timeout_s"])
             if exp.cooldown_s and i + 1 < len(trials):
                 time.sleep(exp.cooldown_s)
     except (KeyboardInterrupt, Terminated):
         progress.note("interrupted: cleaning up the network and controller")
         raise KeyboardInterrupt from None
+    except CampaignStopped:
+        raise
     except SdnbenchError as exc:
         progress.note(f"{spec.label} on {first.topology} failed: {exc}")
-        stored = store.done_keys()
-        for trial in trials:
-            if trial.key not in stored:
-                store.save_trial(_record(trial, "failed", str(exc), env, {}))
-                progress.trial(trial, "failed", 0.0, str(exc).splitlines()[0][:80])
+        stored = {t.key for t in store.trials()}
+        _skip([t for t in trials if t.key not in stored], store, env, progress, str(exc))
     finally:
         if net is not None:
             net.stop()
@@ -184,43 +202,23 @@ def _check_reachable(net: EmulatedNetwork, trials: list[Trial]) -> None:
         raise SdnbenchError("hosts not reachable: " + ", ".join(f"{a}->{b}" for a, b in failed[:8]))
 
 
-def _record(trial: Trial, status: str, error: str | None, env: dict, timings: dict,
-            started: float | None = None) -> TrialRecord:
-    return TrialRecord(trial.key, trial.controller.label, trial.topology, trial.workload["name"],
-                       trial.params(), trial.repetition, trial.seq, status, error, started, time.time(),
-                       timings, env)
+def _skip(trials: list[Trial], store: ResultStore, env: dict, progress: Progress, why: str) -> None:
+    """Store trials that will not run as failed, with why."""
+    for trial in trials:
+        store.save_trial(record(trial, "failed", why, env, {}))
+        progress.trial(trial, "failed", 0.0, why.splitlines()[0][:80])
 
 
-def _run_trial(trial: Trial, net: EmulatedNetwork | None, adapter, rundir: Path, store: ResultStore,
-               progress: Progress, env: dict, setup_s: float) -> None:
-    workdir = rundir / "trials" / f"{trial.seq:05d}"
-    workdir.mkdir(parents=True, exist_ok=True)
-    started, t0 = time.time(), time.monotonic()
-    try:
-        with CpuMonitor(adapter.pids()) as mon:
-            t_measure = time.monotonic()
-            results, tool_env = trial.wtype.run(trial, TrialContext(net, adapter, workdir, store))
-            measure_s = time.monotonic() - t_measure
-    except SdnbenchError as exc:
-        store.save_trial(_record(trial, "failed", str(exc), env, {"setup_s": setup_s}, started))
-        progress.trial(trial, "failed", time.monotonic() - t0, str(exc).splitlines()[0][:100])
+def mend(bed: Testbed, connect_timeout_s: float) -> None:
+    """Bring a broken testbed back: restart a dead or deaf controller, reconnect every switch."""
+    adapter, net = bed.adapter, bed.net
+    if adapter.standalone:
         return
-    except Exception as exc:  # a bug, not a measurement: keep it with the trial and go on
-        store.save_trial(_record(trial, "failed", f"internal error: {exc!r}", env, {"setup_s": setup_s}, started),
-                         raw={"traceback": traceback.format_exc()})
-        progress.trial(trial, "failed", time.monotonic() - t0, f"internal error: {exc!r}"[:100])
-        return
-    finally:
-        for host in (net.hosts.values() if net else ()):
-            host.reap()
-    timings = {"setup_s": setup_s, "traffic_s": measure_s, "trial_s": time.monotonic() - t0,
-               "expected_traffic_s": trial.expected_seconds(), **mon.result()}
-    errors = [e for r in results for e in r.errors]
-    try:
-        store.save_trial(_record(trial, "ok", "; ".join(errors) or None, {**env, **tool_env}, timings, started),
-                         results)
-    except UncataloguedMetric as exc:   # a bug: keep the trial as failed and go on
-        store.save_trial(_record(trial, "failed", f"internal error: {exc}", env, timings, started))
-        progress.trial(trial, "failed", timings["trial_s"], f"internal error: {exc}"[:100])
-        return
-    progress.trial(trial, "ok", timings["trial_s"], trial.wtype.headline(results))
+    restarted = bool(adapter.health())
+    if restarted:
+        adapter.stop()
+        adapter.start(bed.controller_dir)
+    # After a restart, point every switch at the controller afresh rather than trust sessions that
+    # OVS may have opened while the new process was still starting up.
+    if net is not None and (restarted or {s.name for s in net.graph.switches} - net.connected_switches()):
+        net.attach_controller(adapter.endpoints()["openflow"], connect_timeout_s)

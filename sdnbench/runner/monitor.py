@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import Callable
 
 from ..metrics import LOWER, Metric, by_name
 
@@ -47,18 +48,34 @@ def _proc_rss_mb(pid: int) -> float | None:
 
 
 class CpuMonitor:
-    """Background sampler; `result()` gives host_cpu_pct, ctrl_cpu_pct, ctrl_rss_mb."""
+    """Background sampler; `result()` gives host_cpu_pct, ctrl_cpu_pct, ctrl_rss_mb.
 
-    def __init__(self, pids: list[int], interval_s: float = 0.5):
+    pids is a callable asked at every sample, so a controller restarted during the trial (fault
+    injection) is followed: CPU is summed per process, from its first to its last sample.
+    """
+
+    def __init__(self, pids: Callable[[], list[int]], interval_s: float = 0.5):
         self.pids, self.interval_s = pids, interval_s
         self._stop = threading.Event()
         self._host: list[float] = []
         self._rss: list[float] = []
+        self._cpu_first: dict[int, float] = {}
+        self._cpu_last: dict[int, float] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
-        self._t0 = self._cpu0 = None
+        self._t0 = None
 
-    def _ctrl_cpu(self) -> float:
-        return sum(v for v in (_proc_cpu_s(p) for p in self.pids) if v is not None)
+    def _sample_controller(self) -> None:
+        rss = []
+        for pid in self.pids():
+            cpu = _proc_cpu_s(pid)
+            if cpu is not None:
+                self._cpu_first.setdefault(pid, cpu)
+                self._cpu_last[pid] = cpu
+            mb = _proc_rss_mb(pid)
+            if mb is not None:
+                rss.append(mb)
+        if rss:
+            self._rss.append(sum(rss))
 
     def _run(self) -> None:
         prev = _host_times()
@@ -67,20 +84,20 @@ class CpuMonitor:
             if cur[1] > prev[1]:
                 self._host.append(100.0 * (cur[0] - prev[0]) / (cur[1] - prev[1]))
             prev = cur
-            rss = [v for v in (_proc_rss_mb(p) for p in self.pids) if v is not None]
-            if rss:
-                self._rss.append(sum(rss))
+            self._sample_controller()
 
     def __enter__(self):
-        self._t0, self._cpu0 = time.monotonic(), self._ctrl_cpu()
+        self._t0 = time.monotonic()
+        self._sample_controller()
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        self._sample_controller()
         self._elapsed = time.monotonic() - self._t0
-        self._cpu = self._ctrl_cpu() - self._cpu0
+        self._cpu = sum(self._cpu_last[p] - self._cpu_first[p] for p in self._cpu_last)
 
     def result(self) -> dict[str, float | None]:
         """Mean/max host CPU %, controller CPU % of one core, peak controller RSS."""
@@ -88,7 +105,7 @@ class CpuMonitor:
             "host_cpu_mean_pct": sum(self._host) / len(self._host) if self._host else None,
             "host_cpu_max_pct": max(self._host) if self._host else None,
         }
-        if self.pids:
+        if self._cpu_last:
             out["ctrl_cpu_pct"] = 100.0 * self._cpu / self._elapsed if self._elapsed > 0 else None
             out["ctrl_rss_max_mb"] = max(self._rss) if self._rss else None
         return out

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CapabilityError, ConfigError
+from ..procs import OwnedProcess, spawn_in, stop_processes
 from ..topology.graph import Host, TopologyGraph
 from . import attack_sender
 
@@ -195,7 +194,7 @@ class AttackProcess:
     argv: list[str]
     out_path: Path
     err_path: Path
-    popen: subprocess.Popen | None = None
+    process: OwnedProcess | None = None
     start_s: float | None = None
     stop_s: float | None = None
     exit_code: int | None = None
@@ -240,38 +239,26 @@ class AttackRun:
         with self._lock:
             if self._stop.is_set():
                 return
-            out = open(proc.out_path, "wb")
-            err = open(proc.err_path, "wb")
             try:
                 proc.start_s = self._now()
-                proc.popen = self.hosts[proc.source].popen(proc.argv, stdout=out, stderr=err,
-                                                           stdin=subprocess.DEVNULL)
+                proc.process = spawn_in(self.hosts[proc.source], proc.argv, f"attack{proc.attack}",
+                                        stdout=proc.out_path, stderr=proc.err_path)
             except OSError as e:
                 proc.error = f"could not start {proc.argv[0]}: {e}"
-            finally:
-                out.close()
-                err.close()
 
     def _end(self, group: list[AttackProcess]) -> None:
         """SIGINT to every source at once (both tools print their count), SIGKILL after a grace period."""
         with self._lock:
-            live = [p for p in group if p.popen is not None and p.stop_s is None]
+            live = [p for p in group if p.process is not None and p.stop_s is None]
             for proc in live:
                 proc.stop_s = self._now()
-                if proc.popen.poll() is None:
-                    _signal_group(proc.popen.pid, signal.SIGINT)
-                else:
-                    proc.error = proc.error or f"exited early with code {proc.popen.returncode}"
-            deadline = time.monotonic() + STOP_GRACE_S
+                if not proc.process.alive():
+                    proc.error = proc.error or f"exited early with code {proc.process.returncode}"
+            stop_processes([p.process for p in live], signal.SIGINT, STOP_GRACE_S)
             for proc in live:
-                try:
-                    proc.popen.wait(max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    _signal_group(proc.popen.pid, signal.SIGKILL)
-                    proc.popen.wait(5)
+                if proc.process.killed:
                     proc.error = "did not stop on SIGINT; killed"
-                _signal_group(proc.popen.pid, signal.SIGKILL)   # anything left in its group
-                proc.exit_code = proc.popen.returncode
+                proc.exit_code = proc.process.returncode
                 self._collect(proc)
 
     def _collect(self, proc: AttackProcess) -> None:
@@ -319,13 +306,6 @@ class AttackRun:
                 "errors": [f"{p.source}: {p.error}" for p in group if p.error],
             })
         return out
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def plan_attacks(specs: list[AttackSpec], graph: TopologyGraph, workdir: Path) -> tuple[list[Host], list[list[AttackProcess]]]:

@@ -33,6 +33,8 @@ class FlowResult:
     raw: dict[str, str] = field(default_factory=dict)             # tool outputs, by file name
     clock: str = "single-kernel CLOCK_REALTIME (sender and receiver share one clock)"
     errors: list[str] = field(default_factory=list)
+    #: Unix times of moments within the result, e.g. "longest_gap_end": when packets arrived again.
+    timestamps: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,6 +68,8 @@ class WorkloadType(ABC):
     sweep_doc: str = ""
     #: Metrics the type's results carry, by name (sdnbench.metrics).
     metrics: dict[str, "Metric"] = {}
+    #: True when trials drive the controller's northbound API (its endpoint is checked around them).
+    uses_northbound: bool = False
 
     def points(self, workload: dict) -> list[dict]:
         """The sweep points of a workload: every combination of its `sweep` by default."""
@@ -112,13 +116,22 @@ class WorkloadType(ABC):
         """Run one trial; returns its results and what to add to the trial's environment record."""
 
 
+#: Fault actions in one trial's schedule: each waits for its second and most for a reconnection.
+MAX_FAULTS = 1_000
+
+
 def workload_record(type_name: str, type_doc: str, fields: dict, doc: str, extra_check=None,
-                    is_default: bool = False) -> "Record":
-    """The experiment-file record of a workload type: `name` and `type`, then its own fields."""
-    from ..config.fields import NAME, REQUIRED, Field, Record, Str
+                    is_default: bool = False, on_network: bool = True) -> "Record":
+    """The experiment-file record of a workload type: `name` and `type`, its own fields, and for
+    workloads on an emulated network a `faults` schedule."""
+    from ..config.fields import NAME, REQUIRED, Field, ListOf, Record, Str
+    from ..faults import FAULT
 
     common = {
         "name": Field(NAME, REQUIRED, "name of the workload in tables"),
         "type": Field(Str(choices=(type_name,)), type_name if is_default else REQUIRED, type_doc),
     }
+    if on_network:
+        fields = {**fields, "faults": Field(ListOf(FAULT, min_items=0, max_items=MAX_FAULTS), [],
+                                            "faults injected during each trial (see the fault record)")}
     return Record(f"{type_name} workload", {**common, **fields}, doc=doc, extra_check=extra_check)

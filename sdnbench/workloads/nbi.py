@@ -9,13 +9,15 @@ error: an overloaded controller is what a stress test is for.
 from __future__ import annotations
 
 import json
-import subprocess
+import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
 from ..paths import build_hint, native_tool
+from ..procs import OwnedProcess, finish_by, spawn_in
 from .jsonlines import read_output
 from .nbi_presets import preset, preset_requests
 
@@ -128,16 +130,10 @@ def run_nbi(spec: NbiSpec, workdir: Path, binary: Path | None = None, host: Any 
     argv = build_argv(binary, spec, req_file)
     raw = workdir / "nbi.jsonl"
     err = workdir / "nbi.stderr"
-    with open(raw, "wb") as out, open(err, "wb") as errf:
-        if host is not None:
-            proc = host.popen(argv, stdout=out, stderr=errf)
-        else:
-            proc = subprocess.Popen(argv, stdout=out, stderr=errf, stdin=subprocess.DEVNULL)
-        try:
-            code = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.terminate()   # SIGTERM: the tool still prints its summary
-            code = proc.wait(10)
+    how = {"stdout": raw, "stderr": err}
+    proc = spawn_in(host, argv, TOOL, **how) if host is not None else OwnedProcess.spawn(argv, TOOL, **how)
+    # Past the deadline SIGTERM: the tool still prints its summary.
+    [code] = finish_by([proc], None if timeout_s is None else time.monotonic() + timeout_s, signal.SIGTERM, 10.0)
     if code not in (0, 1):
         detail = err.read_text(errors="replace").strip().splitlines()
         raise ToolError(f"{TOOL} exited {code}: {detail[-1] if detail else 'no message'}")

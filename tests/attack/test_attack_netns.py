@@ -147,17 +147,26 @@ def test_target_outside_network_refused_before_sending(network, tmp_path, target
     assert nft_counter(network, "plain") == 0
 
 
+def attack_records(net) -> list[dict]:
+    """The attack processes the run's manifest still holds."""
+    return [r for r in net.manifest.outstanding() if r["kind"] == "process" and r["role"].startswith("attack")]
+
+
 def test_stop_ends_a_flood_early(network, tmp_path):
-    """stop() during a flood ends it at once; its count is still reported."""
+    """stop() during a flood ends it at once; its count is still reported; the manifest held it until then."""
     spec = AttackSpec("icmp", ("h2",), "h3", duration_s=60.0, rate_pps=2000)
     run = start_attacks([spec], network.hosts, network.graph, tmp_path / "attack")
     time.sleep(1.0)
+    [rec] = attack_records(network)
+    assert rec["role"] == "attack0@h2" and rec["argv"][0] == "hping3"
+    assert process_start_time(int(rec["name"])) == rec["start"]
     run.stop()
+    assert attack_records(network) == []
     [res] = run.results()
     src = res["sources"][0]
     assert src["stop_s"] < 5
     assert res["packets_sent"] and res["packets_sent"] > 100
-    assert all(p.poll() is not None for p in network.hosts["h2"].started)
+    assert not any(p.alive() for p in network.hosts["h2"].started)
 
 
 @pytest.fixture

@@ -53,9 +53,10 @@ class NetnsHost:
         return self.ip
 
     def popen(self, *args, **kwargs) -> subprocess.Popen:
-        """Starts argv inside the namespace (`ip netns exec` execs, so the PID is the tool's)."""
+        """Starts argv inside the namespace as its own session, like Mininet's `mnexec -d`
+        (`ip netns exec` execs, so the PID is the tool's)."""
         argv = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
-        return subprocess.Popen(["ip", "netns", "exec", self.ns, *argv], **kwargs)
+        return subprocess.Popen(["ip", "netns", "exec", self.ns, *argv], start_new_session=True, **kwargs)
 
     def run(self, argv: list[str], timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
         """Runs argv inside the namespace to completion."""

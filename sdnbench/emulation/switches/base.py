@@ -58,6 +58,14 @@ class SwitchKind(ABC):
     def connected(self) -> set[str]:
         """Names of the switches whose controller session is up."""
 
+    def detach(self, names: list[str]) -> None:
+        """Cut these switches' controller sessions (fault injection); reattach() restores them."""
+        raise NotImplementedError(f"{self.name} switches cannot be disconnected from their controller")
+
+    def reattach(self, names: list[str]) -> None:
+        """Point these switches at the controller again after detach()."""
+        raise NotImplementedError(f"{self.name} switches cannot be reconnected")
+
     def endpoints(self) -> dict[str, str]:
         """switch -> address a controller dials (e.g. a P4Runtime gRPC server); empty when switches dial."""
         return {}

@@ -22,6 +22,7 @@ class OvsSwitch(SwitchKind):
         super().__init__(graph, manifest, openflow, fail_mode, datapath)
         self.datapath = capabilities.datapath_for(datapath)
         self.bridges = [s.name for s in graph.switches]
+        self.target: str | None = None   # the controller endpoint, once attached
 
     @classmethod
     def availability(cls) -> Capability:
@@ -56,11 +57,20 @@ class OvsSwitch(SwitchKind):
 
     def attach(self, target: str) -> None:
         """Set every bridge's controller, fail mode and OpenFlow version in one transaction."""
+        self.target = target
         ovs.set_controllers(self.bridges, target, self.openflow, self.fail_mode)
 
     def connected(self) -> set[str]:
         """Bridges whose controller record says is_connected."""
         return ovs.connected_bridges(self.bridges)
+
+    def detach(self, names: list[str]) -> None:
+        """Remove the bridges' controller (the fail mode then decides what they forward)."""
+        ovs.vsctl(*[["del-controller", name] for name in names])
+
+    def reattach(self, names: list[str]) -> None:
+        """Give the bridges their controller back, with the same settings as attach()."""
+        ovs.set_controllers(names, self.target, self.openflow, self.fail_mode)
 
     def teardown(self) -> None:
         """Delete the bridges Mininet did not (after a failed start), release them all."""

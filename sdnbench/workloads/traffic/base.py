@@ -58,6 +58,7 @@ METRICS: dict[str, Metric] = by_name(
     Metric("retransmits", "segments", "TCP retransmissions seen by the sender", LOWER),
     Metric("reordered_pkts", "packets", "packets that arrived after a later-sent packet", LOWER),
     Metric("duplicate_pkts", "packets", "packets received more than once (not counted in rx_pkts)", LOWER),
+    Metric("longest_gap_ms", "ms", "longest silence between arrivals of the flow's packets (an outage)", LOWER),
 )
 
 
@@ -81,7 +82,12 @@ class FlowSpec:
 
 
 class HostHandle(Protocol):
-    """What an engine needs from an emulated host (a Mininet Host satisfies it)."""
+    """What an engine needs from an emulated host (a Mininet Host satisfies it).
+
+    sdnbench.procs.spawn_in starts processes inside the host through popen,
+    which must make each a session leader (Mininet's `mnexec -d` does), or
+    through the host's own spawn() when it records them (RecordedHost).
+    """
 
     name: str
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ToolError
+from ...procs import OwnedProcess
 from .base import FlowResult, FlowSpec, HostHandle
-from .runner import (PortPicker, ToolEngine, ToolProcess, availability_of, deadline_s, finite,
+from .runner import (PortPicker, ToolEngine, availability_of, deadline_s, finite,
                      loss_metrics, mean_abs_diff, packet_rate, rate_shortfall, raw_text, read_text,
                      require_host, spread_stats, tool_version)
 
@@ -222,7 +223,7 @@ class DitgEngine(ToolEngine):
         with self.processes(workdir) as procs:
             # One ITGRecv per flow: flows from separate ITGSends that share one ITGRecv
             # race on its receiver log (seen here: a flow's log missing or empty).
-            receivers: dict[str, tuple[ToolProcess, int]] = {}
+            receivers: dict[str, tuple[OwnedProcess, int]] = {}
             for flow in flows:
                 dst = require_host(hosts, flow.dst, TOOL, flow.flow_id)
                 sig = ports.pick(dst)
@@ -248,7 +249,7 @@ class DitgEngine(ToolEngine):
         return [self._result(flow, workdir, sender, receivers[flow.flow_id][0])
                 for flow, sender in zip(flows, senders)]
 
-    def _result(self, flow: FlowSpec, workdir: Path, sender: ToolProcess, receiver: ToolProcess) -> FlowResult:
+    def _result(self, flow: FlowSpec, workdir: Path, sender: OwnedProcess, receiver: OwnedProcess) -> FlowResult:
         """Decode one flow's logs and turn them into a FlowResult."""
         # ITGSend exits 0 even when the receiver refused the flow; it says so on stdout.
         errors = [line.strip() for line in read_text(sender.stdout_path).splitlines() if line.startswith("Error")]

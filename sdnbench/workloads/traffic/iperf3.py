@@ -178,9 +178,9 @@ class Iperf3Engine(ToolEngine):
                 procs.wait_all(clients, budget)
             except ToolError as exc:
                 # iperf3 writes its reason into the JSON ("error"), not to stderr.
-                for client in clients:
-                    if client.popen.poll() not in (None, 0):
-                        load_report(read_text(client.stdout_path), client.flow_id, "client")
+                for client, (flow, *_) in zip(clients, plan):
+                    if client.returncode not in (None, 0):
+                        load_report(read_text(client.stdout_path), flow.flow_id, "client")
                 raise exc
             procs.wait_all([p[1] for p in plan], 15.0)
         return [self._result(flow, server, reverse, workdir) for flow, server, _, _, _, reverse in plan]

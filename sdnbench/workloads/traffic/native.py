@@ -10,6 +10,7 @@ timestamps and sequence numbers.
 from __future__ import annotations
 
 import math
+import signal
 import subprocess
 import threading
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from sdnbench.controllers.base import Availability
 from sdnbench.errors import ConfigError, ToolError
 from sdnbench.paths import build_hint, native_tool
+from sdnbench.procs import OwnedProcess, finish_by, spawn_in, stop_processes
 from sdnbench.workloads.jsonlines import read_records
 from sdnbench.workloads.traffic.base import METRICS, FlowResult, FlowSpec, HostHandle, TrafficEngine
 
@@ -149,6 +151,8 @@ def udp_metrics(tx: list[dict], rx: list[dict], rtt: bool) -> dict[str, float | 
     for q in ("p50", "p90", "p99") if prefix == "owd" else ("p50", "p99"):
         m[f"{prefix}_{q}_ms"] = src[0].get(f"{prefix}_{q}_ms") if one else None
     m["ipdv_mean_ms"] = _weighted(src, "ipdv_mean_ms")
+    m["longest_gap_ms"] = max((r["longest_gap_ms"] for r in src if r.get("longest_gap_ms") is not None),
+                              default=None)
     m["reordered_pkts"] = _sum(src, "reordered_pkts")
     m["duplicate_pkts"] = _sum(src, "duplicate_pkts")
     m["tx_late_pkts"] = _sum(tx, "late_pkts")
@@ -166,6 +170,12 @@ def udp_metrics(tx: list[dict], rx: list[dict], rtt: bool) -> dict[str, float | 
             m["video_stalls"] = float(sum(v["stalls"] for v in video))
             m["video_stall_s"] = sum(v["stall_total_ms"] for v in video) / 1000.0
     return m
+
+
+def gap_end(summaries: list[dict]) -> dict[str, float]:
+    """Unix time of the arrival that ended the longest silence of any sub-flow, if there was one."""
+    gaps = [(r["longest_gap_ms"], r["longest_gap_end_ns"]) for r in summaries if r.get("longest_gap_end_ns")]
+    return {"longest_gap_end": max(gaps)[1] / 1e9} if gaps else {}
 
 
 def tcp_metrics(tx: list[dict], rx: list[dict]) -> dict[str, float | None]:
@@ -217,6 +227,7 @@ def flow_result(flow: FlowSpec, sender_out: str, receiver_out: str, sender_rc: i
     else:
         res.metrics = udp_metrics(tx, rx, rtt)
         res.series = interval_series(r_rec)
+        res.timestamps = gap_end(tx if rtt else rx)
         if not rtt and rx and not all(r.get("owd_valid") for r in rx):
             res.errors.append("one-way delay withheld: sender and receiver do not share a clock")
         res.clock = "single-kernel CLOCK_REALTIME (sender and receiver share one clock)" if all(
@@ -284,59 +295,31 @@ class NativeEngine(TrafficEngine):
             if f.proto not in self.protocols:
                 raise ConfigError(f"protocol {f.proto!r} is not supported by the native engine", key=f.flow_id)
         longest = max((expected_seconds(f) for f in flows), default=0.0)
-        procs: list[subprocess.Popen] = []
-        files = []
+        procs: list[OwnedProcess] = []
         try:
             receivers = []
             for i, f in enumerate(flows):
                 port = f.port or FIRST_PORT + i
                 dst_ip = hosts[f.dst].IP()
-                out = open(workdir / f"{f.flow_id}.recv.jsonl", "wb")
-                files.append(out)
-                p = hosts[f.dst].popen(receiver_argv(tool, f, dst_ip, port, longest + self.slack_s),
-                                       stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
+                p = spawn_in(hosts[f.dst], receiver_argv(tool, f, dst_ip, port, longest + self.slack_s),
+                             f"{TOOL}-receiver", stdout=workdir / f"{f.flow_id}.recv.jsonl", stderr=subprocess.PIPE)
                 procs.append(p)
-                receivers.append((p, _Stderr(p.stderr), port, dst_ip))
+                receivers.append((p, _Stderr(p.popen.stderr), port, dst_ip))
             for f, (p, err, _, _) in zip(flows, receivers):
-                if not err.ready.wait(self.ready_timeout_s) or p.poll() is not None:
+                if not err.ready.wait(self.ready_timeout_s) or not p.alive():
                     raise ToolError(f"{TOOL} receiver for {f.flow_id} did not start: {' | '.join(err.lines[-3:])}")
             senders = []
             for f, (_, _, port, dst_ip) in zip(flows, receivers):
-                out = open(workdir / f"{f.flow_id}.send.jsonl", "wb")
-                err = open(workdir / f"{f.flow_id}.send.err", "wb")
-                files += [out, err]
-                p = hosts[f.src].popen(sender_argv(tool, f, dst_ip, port), stdin=subprocess.DEVNULL,
-                                       stdout=out, stderr=err)
+                p = spawn_in(hosts[f.src], sender_argv(tool, f, dst_ip, port), f"{TOOL}-sender",
+                             stdout=workdir / f"{f.flow_id}.send.jsonl", stderr=workdir / f"{f.flow_id}.send.err")
                 procs.append(p)
                 senders.append(p)
+            # Past the deadline SIGTERM: the tool still prints its summary.
             deadline = time.monotonic() + longest + self.slack_s
-            codes = [_wait(p, deadline) for p in senders]
-            for p, _, _, _ in receivers:
-                _wait(p, deadline + 5)
+            codes = finish_by(senders, deadline, signal.SIGTERM, 5.0)
+            finish_by([r[0] for r in receivers], deadline + 5, signal.SIGTERM, 5.0)
         finally:
-            for p in procs:
-                _stop(p)
-            for fh in files:
-                fh.close()
+            stop_processes(procs, signal.SIGKILL, 0.0)
         return [flow_result(f, (workdir / f"{f.flow_id}.send.jsonl").read_text(),
                             (workdir / f"{f.flow_id}.recv.jsonl").read_text(), rc)
                 for f, rc in zip(flows, codes)]
-
-
-def _wait(p: subprocess.Popen, deadline: float) -> int | None:
-    """Waits for p until the monotonic deadline; SIGTERM (summary still printed) after it."""
-    try:
-        return p.wait(max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        p.terminate()
-        try:
-            return p.wait(5)
-        except subprocess.TimeoutExpired:
-            return None
-
-
-def _stop(p: subprocess.Popen) -> None:
-    """Ends a process this engine started, by its PID only."""
-    if p.poll() is None:
-        p.kill()
-        p.wait(5)

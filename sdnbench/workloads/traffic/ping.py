@@ -138,7 +138,7 @@ class PingEngine(ToolEngine):
         results = []
         for flow, proc in zip(flows, started):
             text = read_text(proc.stdout_path)
-            if proc.popen.returncode == 1 and parse_transmitted(text) is None:
+            if proc.returncode == 1 and parse_transmitted(text) is None:
                 raise proc.fail("exited with code 1 and printed no statistics")
             result = FlowResult(flow.flow_id, TOOL, ping_metrics(text, flow.count), ping_series(text))
             result.errors += rate_shortfall(TOOL, flow, result.metrics["tx_rate_pps"])

@@ -2,16 +2,14 @@
 
 Engines start their receivers first, wait until each listens (checked with
 `ss` inside the host's namespace, never with a blind sleep), then start all
-senders at once and wait for them with one deadline. Every process is started
-as its own session leader (Mininet's `mnexec -d` and the test handle both call
-setsid), so killing one means signalling its process group: exactly the PIDs
-this call started, nothing matched by name.
+senders at once and wait for them with one deadline. Processes are started,
+recorded and stopped by sdnbench.procs (each leads its own process group, so
+stopping one signals exactly the processes it started, nothing matched by name).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import shutil
 import signal
@@ -22,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ToolError
+from ...procs import OwnedProcess, spawn_in, stop_processes
 from .base import FlowSpec, HostHandle, TrafficEngine
 
 #: Seconds a receiver may take to start listening.
@@ -33,43 +32,13 @@ PORT_RANGE = (20000, 32000)
 
 
 @dataclass
-class ToolProcess:
-    """One process an engine started inside a host, with its output files."""
-
-    tool: str
-    flow_id: str
-    role: str
-    host: HostHandle
-    popen: subprocess.Popen
-    stdout_path: Path
-    stderr_path: Path
-
-    def alive(self) -> bool:
-        """True while the process runs."""
-        return self.popen.poll() is None
-
-    def stderr_tail(self, lines: int = 8) -> str:
-        """The last lines of the process's stderr (or stdout when stderr is empty)."""
-        for path in (self.stderr_path, self.stdout_path):
-            if path.exists():
-                text = path.read_text(errors="replace").strip()
-                if text:
-                    return " | ".join(text.splitlines()[-lines:])
-        return "(no output)"
-
-    def fail(self, what: str) -> ToolError:
-        """A ToolError naming tool, flow, what went wrong and the stderr tail."""
-        return ToolError(f"{self.tool} ({self.role}) for flow {self.flow_id!r} on {self.host.name}: "
-                         f"{what}; stderr: {self.stderr_tail()}")
-
-
-@dataclass
 class ProcessSet:
     """The processes of one engine call; leaving the `with` block kills those still running."""
 
     workdir: Path
     manifest: object | None = None   # sdnbench.manifest.Manifest recording PIDs, when given
-    procs: list[ToolProcess] = field(default_factory=list)
+    procs: list[OwnedProcess] = field(default_factory=list)
+    hosts: dict[int, HostHandle] = field(default_factory=dict)   # PID -> the host it runs in
 
     def __enter__(self) -> "ProcessSet":
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -79,92 +48,62 @@ class ProcessSet:
         self.kill_all()
 
     def start(self, host: HostHandle, argv: list[str], tool: str, flow_id: str, role: str,
-              stem: str, stdout_ext: str = "log", env: dict | None = None) -> ToolProcess:
+              stem: str, stdout_ext: str = "log", env: dict | None = None) -> OwnedProcess:
         """Start argv inside host; stdout goes to <stem>.<stdout_ext>, stderr to <stem>.err.log."""
-        out_path = self.workdir / f"{stem}.{stdout_ext}"
-        err_path = self.workdir / f"{stem}.err.log"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            try:
-                popen = host.popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                   cwd=str(self.workdir), env=env)
-            except OSError as exc:
-                raise ToolError(f"{tool} ({role}) for flow {flow_id!r} on {host.name}: "
-                                f"cannot start {argv[0]}: {exc}") from exc
-        proc = ToolProcess(tool, flow_id, role, host, popen, out_path, err_path)
+        label = f"{tool} ({role}) for flow {flow_id!r} on {host.name}"
+        try:
+            proc = spawn_in(host, argv, f"{tool}-{role}", self.manifest, stdout=self.workdir / f"{stem}.{stdout_ext}",
+                            stderr=self.workdir / f"{stem}.err.log", cwd=self.workdir, env=env, label=label)
+        except OSError as exc:
+            raise ToolError(f"{label}: cannot start {argv[0]}: {exc}") from exc
         self.procs.append(proc)
-        if self.manifest is not None:
-            self.manifest.process(popen.pid, argv, f"{tool}-{role}")
+        self.hosts[proc.pid] = host
         return proc
 
-    def wait_listening(self, proc: ToolProcess, port: int, proto: str = "tcp",
+    def wait_listening(self, proc: OwnedProcess, port: int, proto: str = "tcp",
                        timeout_s: float = LISTEN_TIMEOUT_S) -> None:
         """Return once proc's host listens on port; ToolError if proc dies or time runs out."""
+        host = self.hosts[proc.pid]
         deadline = time.monotonic() + timeout_s
         while True:
             if not proc.alive():
-                raise proc.fail(f"exited with code {proc.popen.returncode} before listening on {proto} port {port}")
-            if port in listening_ports(proc.host, proto):
+                raise proc.fail(f"exited with code {proc.returncode} before listening on {proto} port {port}")
+            if port in listening_ports(host, proto):
                 return
             if time.monotonic() >= deadline:
                 raise proc.fail(f"not listening on {proto} port {port} after {timeout_s:.0f} s")
             time.sleep(0.02)
 
-    def wait_all(self, procs: list[ToolProcess], timeout_s: float, ok_codes=(0,)) -> None:
+    def wait_all(self, procs: list[OwnedProcess], timeout_s: float, ok_codes=(0,)) -> None:
         """Wait for procs to exit within timeout_s; ToolError on timeout or a bad exit code."""
         deadline = time.monotonic() + timeout_s
         for proc in procs:
-            remaining = max(0.0, deadline - time.monotonic())
-            try:
-                proc.popen.wait(remaining)
-            except subprocess.TimeoutExpired:
-                raise proc.fail(f"still running after {timeout_s:.1f} s (killed)") from None
-            if proc.popen.returncode not in ok_codes:
-                raise proc.fail(f"exited with code {proc.popen.returncode}")
+            if not proc.wait(deadline - time.monotonic()):
+                raise proc.fail(f"still running after {timeout_s:.1f} s (killed)")
+            if proc.returncode not in ok_codes:
+                raise proc.fail(f"exited with code {proc.returncode}")
 
-    def stop(self, proc: ToolProcess, sig: int = signal.SIGINT, grace_s: float = 3.0) -> None:
+    def stop(self, proc: OwnedProcess, sig: int = signal.SIGINT, grace_s: float = 3.0) -> None:
         """Ask proc to end with sig (tools flush their logs on SIGINT), SIGKILL after grace_s."""
-        if proc.alive():
-            _signal(proc.popen.pid, sig)
-            try:
-                proc.popen.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                _signal(proc.popen.pid, signal.SIGKILL)
-                proc.popen.wait(5)
+        proc.stop(sig, grace_s)
 
     def kill_all(self) -> None:
-        """SIGKILL every process of this set that still runs (newest first), then reap them."""
-        for proc in reversed(self.procs):
-            if proc.alive():
-                _signal(proc.popen.pid, signal.SIGKILL)
-                try:
-                    proc.popen.wait(5)
-                except subprocess.TimeoutExpired:
-                    continue
-            if self.manifest is not None:
-                self.manifest.released("process", str(proc.popen.pid))
+        """SIGKILL every process of this set that still runs, then reap and release them."""
+        stop_processes(reversed(self.procs), signal.SIGKILL, 0.0)
         self.procs.clear()
-
-
-def _signal(pid: int, sig: int) -> None:
-    """Signal pid's process group when pid leads one (setsid), else pid alone."""
-    try:
-        if os.getpgid(pid) == pid:
-            os.killpg(pid, sig)
-        else:
-            os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+        self.hosts.clear()
 
 
 def run_in_host(host: HostHandle, argv: list[str], timeout_s: float = 10.0) -> str:
     """Run a short command inside host and return its stdout ('' on failure)."""
-    proc = host.popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = spawn_in(host, argv, "probe", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        out, _ = proc.communicate(timeout=timeout_s)
+        out, _ = proc.popen.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _signal(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        proc.release()
+        proc.popen.communicate()   # closes the pipe
         return ""
+    proc.release()
     return out.decode(errors="replace")
 
 

@@ -128,6 +128,7 @@ class NorthboundWorkload(WorkloadType):
     doc_records = (("nbi overload", OVERLOAD), ("nbi dos, ddos", ATTACK))
     sweep_doc = "nbi workloads have no sweep: their rows are their phases (load, overload, dos, ddos)."
     metrics = METRICS
+    uses_northbound = True
     headline_formats = (("throughput_rps", "{:.0f} req/s"), ("error_rate_pct", "errors {:.2f}%"))
 
     def points(self, workload: dict) -> list[dict]:

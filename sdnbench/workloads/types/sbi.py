@@ -63,7 +63,7 @@ class SouthboundWorkload(WorkloadType):
         **FIELDS,
         "sweep": Field(Sweep(FIELDS, SWEEPABLE), {}, "parameters to vary; every combination is a trial"),
     }, doc="Southbound benchmark (cbench's job, OpenFlow 1.0 and 1.3) with sdnbench-ofload; no network is built.",
-        extra_check=_check)
+        extra_check=_check, on_network=False)
     sweep_doc = "sbi workloads sweep " + ", ".join(f"`{k}`" for k in SWEEPABLE) + "."
     metrics = METRICS
     headline_formats = (("responses_per_s_mean", "{:.0f} responses/s"), ("latency_p50_us", "p50 {:.0f} us"))
