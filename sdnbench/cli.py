@@ -82,7 +82,7 @@ def _cmd_run(args) -> int:
     if args.resume and not args.out:
         print("--resume needs --out RUNDIR: the run directory to finish", file=sys.stderr)
         return 2
-    rundir = Path(args.out) if args.out else Path("runs") / time.strftime(f"%Y%m%d-%H%M%S-{exp.name}")
+    rundir = Path(args.out) if args.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + exp.name)
     if rundir.exists() and any(rundir.iterdir()) and not args.resume:
         print(f"{rundir} already holds a run; use --resume to finish it or another --out", file=sys.stderr)
         return 2

@@ -8,11 +8,11 @@ class SdnbenchError(Exception):
 class ConfigError(SdnbenchError):
     """An experiment file is invalid: says file, line, key and what was expected."""
 
-    def __init__(self, message, path=None, line=None, key=None):
-        self.path, self.line, self.key, self.detail = path, line, key, message
+    def __init__(self, message, path=None, line=None, key=None, column=None):
+        self.path, self.line, self.key, self.detail, self.column = path, line, key, message, column
         where = ""
         if path:
-            where = f"{path}:{line}: " if line else f"{path}: "
+            where = f"{path}:{line}{f':{column}' if line and column else ''}: " if line else f"{path}: "
         keytext = f"{key}: " if key else ""
         super().__init__(f"{where}{keytext}{message}")
 

@@ -9,10 +9,13 @@ published JSON Schema (see `jsonschema_of`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import yaml
+
+from .source import scalar_value
 
 REQUIRED = object()
 
@@ -45,8 +48,8 @@ class Context:
 
 
 def _scalar(node: yaml.Node) -> Any:
-    """The Python value of a scalar node, using YAML's safe resolution rules."""
-    return yaml.safe_load(yaml.serialize(node)) if node.tag != "tag:yaml.org,2002:str" else node.value
+    """The Python value of a scalar node (tags were resolved safely when the file was read)."""
+    return scalar_value(node)
 
 
 class Type:
@@ -89,10 +92,13 @@ class Number(Type):
         if isinstance(value, bool) or not ok_type:
             ctx.error(node, key, f"expected {self.expected()}, got {_describe(node)}")
             return None
+        if isinstance(value, float) and not math.isfinite(value):
+            ctx.error(node, key, f"expected a finite number ({self.expected()}), got {value}")
+            return None
         if ((self.minimum is not None and value < self.minimum)
                 or (self.xmin is not None and value <= self.xmin)
                 or (self.maximum is not None and value > self.maximum)):
-            ctx.error(node, key, f"expected {self.expected()}, got {value}")
+            ctx.error(node, key, f"expected {self.expected()}, got {_cut(value)}")
             return None
         return value
 
@@ -121,7 +127,7 @@ class Str(Type):
             ctx.error(node, key, f"expected a string, got {_describe(node)}")
             return None
         if self.choices and value not in self.choices:
-            ctx.error(node, key, f"expected one of {', '.join(map(str, self.choices))}; got {value!r}")
+            ctx.error(node, key, f"expected one of {', '.join(map(str, self.choices))}; got {_cut(value)}")
             return None
         if self.predicate:
             problem = self.predicate(value)
@@ -156,8 +162,9 @@ class Bool(Type):
 class ListOf(Type):
     """A non-empty list of one item type (a single item is accepted as a list when scalar_ok)."""
 
-    def __init__(self, item: Type, min_items=1, scalar_ok=False):
+    def __init__(self, item: Type, min_items=1, scalar_ok=False, max_items: int | None = None, why: str = ""):
         self.item, self.min_items, self.scalar_ok = item, min_items, scalar_ok
+        self.max_items, self.why = max_items, why   # why: the reason for max_items, said in the error
 
     def check(self, node, ctx, key):
         if not isinstance(node, yaml.SequenceNode):
@@ -169,11 +176,17 @@ class ListOf(Type):
         if len(node.value) < self.min_items:
             ctx.error(node, key, f"expected at least {self.min_items} item(s)")
             return None
+        if self.max_items is not None and len(node.value) > self.max_items:
+            why = f" ({self.why})" if self.why else ""
+            ctx.error(node, key, f"{len(node.value):,} items; at most {self.max_items:,}{why}")
+            return None
         out = [self.item.check(child, ctx, f"{key}[{i}]") for i, child in enumerate(node.value)]
         return None if any(v is None for v in out) else out
 
     def jsonschema(self):
         s = {"type": "array", "items": self.item.jsonschema(), "minItems": self.min_items}
+        if self.max_items is not None:
+            s["maxItems"] = self.max_items
         if self.scalar_ok:
             return {"oneOf": [self.item.jsonschema(), s]}
         return s
@@ -265,10 +278,10 @@ class Tagged(Type):
             return None
         for knode, vnode in node.value:
             if getattr(knode, "value", None) == self.tag:
-                kind = getattr(vnode, "value", None)
+                kind = vnode.value if isinstance(vnode, yaml.ScalarNode) else None
                 if kind not in self.variants:
                     ctx.error(vnode, f"{key}.{self.tag}",
-                              f"expected one of {', '.join(self.variants)}; got {kind!r}")
+                              f"expected one of {', '.join(self.variants)}; got {_describe(vnode)}")
                     return None
                 return self.variants[kind].check(node, ctx, key)
         if self.default:
@@ -294,6 +307,10 @@ class Mapping(Type):
         for knode, vnode in node.value:
             k = str(knode.value)
             path = f"{key}.{k}"
+            if k in out:
+                ctx.error(knode, path, "key given twice")
+                failed = True
+                continue
             problem = self.keys(k) if self.keys else None
             if problem:
                 ctx.error(knode, path, problem)
@@ -309,14 +326,29 @@ class Mapping(Type):
 
 
 class Any_(Type):
-    """Any YAML value (for adapter options passed through untouched)."""
+    """Any YAML value (for adapter options passed through untouched), of at most max_values values."""
+
+    def __init__(self, max_values: int | None = None):
+        self.max_values = max_values
 
     def check(self, node, ctx, key):
-        value = yaml.safe_load(yaml.serialize(node))
+        before = len(ctx.issues)
+        value = _plain(node, ctx, key, {})
+        if self.max_values is not None and _size(node) > self.max_values:
+            ctx.error(node, key, f"more than {self.max_values:,} values; these options are copied into "
+                                 f"every trial")
+        if len(ctx.issues) > before:
+            return None
         return {} if value is None else value
 
     def jsonschema(self):
         return {}
+
+
+#: Combinations one sweep may give. Each is a trial per controller, topology and
+#: repetition; a rate curve of 50 points by 20 sizes is 1,000. The plan's total
+#: bound (sdnbench.runner.plan.MAX_TRIALS) still applies.
+MAX_SWEEP_POINTS = 10_000
 
 
 class Sweep(Type):
@@ -326,9 +358,16 @@ class Sweep(Type):
         self.fields, self.sweepable = fields, sweepable
 
     def check(self, node, ctx, key):
-        inner = Mapping(ListOf(Any_()), keys=lambda k: None if k in self.sweepable else
+        inner = Mapping(ListOf(Any_(), max_items=MAX_SWEEP_POINTS),
+                        keys=lambda k: None if k in self.sweepable else
                         f"cannot sweep '{k}'; sweepable: {', '.join(self.sweepable)}")
         if inner.check(node, ctx, key) is None:
+            return None
+        points = math.prod(len(vnode.value) for _, vnode in node.value)
+        if points > MAX_SWEEP_POINTS:
+            ctx.error(node, key, f"{' x '.join(str(len(v.value)) for _, v in node.value)} = {points:,} "
+                                 f"combinations; at most {MAX_SWEEP_POINTS:,} (each is a trial per controller, "
+                                 f"topology and repetition)")
             return None
         out = {}
         for knode, vnode in node.value:
@@ -341,13 +380,71 @@ class Sweep(Type):
 
     def jsonschema(self):
         return {"type": "object", "propertyNames": {"enum": list(self.sweepable)},
-                "additionalProperties": {"type": "array", "minItems": 1}}
+                "additionalProperties": {"type": "array", "minItems": 1, "maxItems": MAX_SWEEP_POINTS}}
+
+
+#: Longest name or label: it heads a table column and becomes part of file names in the run directory.
+MAX_NAME_CHARS = 100
+
+
+def _name_problem(name: str) -> str | None:
+    """Names and labels become file names (run directory, controller logs): no '/', not empty."""
+    if not name.strip() or name in (".", ".."):
+        return f"expected a name, got {name!r}"
+    if "/" in name:
+        return f"{name[:MAX_NAME_CHARS]!r} holds a slash; names become file names in the run directory"
+    if len(name) > MAX_NAME_CHARS:
+        return f"a name of {len(name):,} characters; at most {MAX_NAME_CHARS} (it heads a table column)"
+    return None
+
+
+#: The name of an experiment or workload, the label of a controller or topology.
+NAME = Str(predicate=_name_problem, pattern=f"^[^/]{{1,{MAX_NAME_CHARS}}}$")
 
 
 def positive(integer: bool = True, maximum=None) -> Number:
     """A number above zero (an integer from 1 by default)."""
     return Number(integer=True, minimum=1, maximum=maximum) if integer else \
         Number(exclusive_minimum=0, maximum=maximum)
+
+
+def _plain(node: yaml.Node, ctx: Context, key: str, done: dict) -> Any:
+    """Plain Python values of a node tree; a value an alias repeats is built once and shared."""
+    if id(node) in done:
+        return done[id(node)]
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        value = done[id(node)] = []
+        value.extend(_plain(child, ctx, f"{key}[{i}]", done) for i, child in enumerate(node.value))
+        return value
+    value = done[id(node)] = {}
+    for knode, vnode in node.value:
+        k = knode.value if isinstance(knode, yaml.ScalarNode) else str(knode)
+        if k in value:
+            ctx.error(knode, f"{key}.{k}", "key given twice")
+            continue
+        value[k] = _plain(vnode, ctx, f"{key}.{k}", done)
+    return value
+
+
+def _size(node: yaml.Node) -> int:
+    """Values a node holds, a repeated (aliased) one each time it appears (the reader bounds the total)."""
+    count, todo = 0, [node]
+    while todo:
+        n = todo.pop()
+        count += 1
+        if isinstance(n, yaml.SequenceNode):
+            todo.extend(n.value)
+        elif isinstance(n, yaml.MappingNode):
+            todo.extend(v for _, v in n.value)
+    return count
+
+
+def _cut(value: Any, limit: int = 60) -> str:
+    """A value as written in a message (repr for text), shortened past `limit` characters."""
+    text = repr(value) if isinstance(value, str) else f"{value:,}" if isinstance(value, (int, float)) else str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(str(value)):,} characters)"
 
 
 def _describe(node: yaml.Node) -> str:
@@ -358,4 +455,4 @@ def _describe(node: yaml.Node) -> str:
     value = _scalar(node)
     if value is None:
         return "nothing (empty value)"
-    return f"{type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {_cut(value if isinstance(value, str) else repr(value))}"

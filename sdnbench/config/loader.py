@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from ..controllers.base import ControllerSpec
 from ..errors import ConfigError
 from .fields import Context, Issue
 from .schema import EXPERIMENT, NETWORK, defaults_of
+from .source import compose, read_text
 
 
 @dataclass
@@ -57,21 +56,12 @@ class ExperimentErrors(ConfigError):
 def load_experiment(path: str | Path) -> Experiment:
     """Parse and validate an experiment file; ExperimentErrors lists every problem."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"cannot read the experiment file: {exc.strerror}", path=str(path)) from None
-    return parse_experiment(text, path)
+    return parse_experiment(read_text(path), path)
 
 
 def parse_experiment(text: str, path: Path) -> Experiment:
     """Validate YAML text as an experiment."""
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else None
-        raise ConfigError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=str(path), line=line) from None
+    node = compose(text, path)
     if node is None:
         raise ConfigError("the file is empty; an experiment needs name, controllers, topologies and workloads",
                           path=str(path))

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from ..faults import FAULT
+from ..topology.kind import MAX_HOSTS, MAX_SWITCHES
 from ..workloads.types import WORKLOAD_TYPES
-from .fields import REQUIRED, ListOf, Record, Tagged, Type
+from . import limits, source
+from .fields import MAX_NAME_CHARS, MAX_SWEEP_POINTS, REQUIRED, ListOf, Number, Record, Tagged, Type
 from .schema import CONTROLLER, EXPERIMENT, LINK, NETWORK, TOPOLOGY
 
 
 def _type_name(t: Type) -> str:
     js = t.jsonschema()
     if isinstance(t, ListOf):
-        return f"list of {_type_name(t.item)}"
+        most = f" (at most {t.max_items:,})" if t.max_items is not None else ""
+        return f"list of {_type_name(t.item)}{most}"
+    if isinstance(t, Number):
+        return t.expected().removeprefix("an ").removeprefix("a ")
     if isinstance(t, Record):
         return t.name
     if isinstance(t, Tagged):
@@ -50,6 +55,23 @@ def markdown_reference() -> str:
     for kind, record in TOPOLOGY.variants.items():
         out += [f"### kind: {kind}", "", record.doc, ""] + _table(record) + [""]
     out += ["## workloads[].sweep", "",
-            "A mapping of fields to lists of values; every combination is a trial row."]
+            f"A mapping of fields to lists of values; every combination is a trial row "
+            f"(at most {MAX_SWEEP_POINTS:,} combinations)."]
     out += [t.sweep_doc for t in WORKLOAD_TYPES.values() if t.sweep_doc] + [""]
-    return "\n".join(out)
+    return "\n".join(out + _limits())
+
+
+def _limits() -> list[str]:
+    """The bounds of a whole file, which no single key shows."""
+    return ["## Limits", "",
+            "Bounds turn a typo into an error naming its line, well above what published studies use;",
+            "each field's own bounds are in its type above.", "",
+            f"- A file is at most {source.MAX_FILE_BYTES >> 20} MiB of UTF-8 text without control characters, "
+            f"one YAML document, nested at most {source.MAX_DEPTH} levels, with at most "
+            f"{source.MAX_NODES:,} values once aliases are expanded.",
+            "- YAML tags are refused except `!!str`; keys are text (not numbers, booleans, null, lists or "
+            f"mappings), at most {source.MAX_KEY_CHARS} characters; merge keys (`<<`) are not supported.",
+            f"- Names and labels: at most {MAX_NAME_CHARS} characters, no `/` (they become file names).",
+            f"- A topology has at most {MAX_SWITCHES:,} switches and {MAX_HOSTS:,} hosts.",
+            f"- An experiment expands to at most {limits.MAX_TRIALS:,} trials and "
+            f"{limits.MAX_FLOW_RUNS:,} flows over all trials.", ""]

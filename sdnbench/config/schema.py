@@ -9,17 +9,24 @@ from ..emulation.links import LINKS
 from ..emulation.switches import SWITCHES
 from ..topology import KINDS as TOPOLOGY_KINDS
 from ..workloads.types import DEFAULT_TYPE, WORKLOAD_TYPES
-from .fields import (REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Tagged,
+from .fields import (NAME, REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Tagged,
                      positive)
+from .limits import MAX_CONTROLLERS, MAX_REPETITIONS, MAX_TOPOLOGIES, MAX_WAIT_S, MAX_WORKLOADS
 
 # Choices come from the registries: a new controller, topology or workload type is a module there.
 CONTROLLER_KINDS = tuple(ADAPTERS)
 OPENFLOW = ("1.0", "1.3")
+#: Link bounds: 100 Gbit/s is beyond any veth pair; 10 s one way is beyond any real
+#: path (a geostationary hop is 0.25 s).
+MAX_LINK_MBPS = 100_000
+MAX_DELAY_MS = 10_000
+#: Cores a controller may be pinned to: more than any machine sdnbench runs on.
+MAX_CPUS = 1_024
 
 
 LINK = Record("link", {
-    "bw_mbps": Field(Number(exclusive_minimum=0), None, "bandwidth limit in Mbit/s (HTB)"),
-    "delay_ms": Field(Number(minimum=0), None, "one-way delay in ms (needs the kernel's netem)"),
+    "bw_mbps": Field(positive(integer=False, maximum=MAX_LINK_MBPS), None, "bandwidth limit in Mbit/s (HTB)"),
+    "delay_ms": Field(Number(minimum=0, maximum=MAX_DELAY_MS), None, "one-way delay in ms (needs the kernel's netem)"),
     "loss_pct": Field(Number(minimum=0, maximum=100), None, "random loss in % (needs netem)"),
 }, doc="Shaping of a link; omitted keys leave it unshaped.")
 
@@ -28,7 +35,7 @@ def _topology(kind) -> Record:
     """The experiment-file record of a topology kind: its own parameters plus the shared keys."""
     common = {
         "kind": Field(Str(choices=(kind.name,)), REQUIRED, "topology builder"),
-        "label": Field(Str(), None, "name in tables (default: kind and sizes)"),
+        "label": Field(NAME, None, "name in tables (default: kind and sizes)"),
         "link": Field(LINK, None, "shaping of every link (edge and core)"),
         "edge_link": Field(LINK, None, "shaping of host-switch links (overrides link)"),
         "core_link": Field(LINK, None, "shaping of switch-switch links (overrides link)"),
@@ -46,10 +53,10 @@ TOPOLOGY = Tagged({name: _topology(kind) for name, kind in TOPOLOGY_KINDS.items(
 
 CONTROLLER = Record("controller", {
     "kind": Field(Str(choices=CONTROLLER_KINDS), REQUIRED, "which adapter runs it"),
-    "label": Field(Str(), None, "column name in tables (default: kind)"),
+    "label": Field(NAME, None, "column name in tables (default: kind)"),
     "openflow": Field(Str(choices=OPENFLOW), None, "OpenFlow version (default: the experiment's)"),
     "app": Field(Str(), None, "adapter-specific application (see docs/controllers.md)"),
-    "cpus": Field(positive(), None, "pin the controller to this many cores"),
+    "cpus": Field(positive(maximum=MAX_CPUS), None, "pin the controller to this many cores"),
     "fail_mode": Field(Str(choices=("secure", "standalone")), None,
                        "switch fail mode with this controller (default: network.fail_mode)"),
     "host": Field(Str(), "127.0.0.1", "address the controller listens on (remote: where it runs)"),
@@ -69,7 +76,8 @@ NETWORK = Record("network", {
     "fail_mode": Field(Str(choices=("secure", "standalone")), "secure",
                        "what switches do without a controller"),
     "link": Field(LINK, None, "default shaping of every link"),
-    "connect_timeout_s": Field(Number(exclusive_minimum=0), 60, "how long to wait for every switch to connect"),
+    "connect_timeout_s": Field(positive(integer=False, maximum=MAX_WAIT_S), 60,
+                               "how long to wait for every switch to connect"),
 })
 
 WORKLOAD = Tagged({name: t.record for name, t in WORKLOAD_TYPES.items()}, tag="type", default=DEFAULT_TYPE)
@@ -83,17 +91,19 @@ def _check_experiment(exp: dict, node, ctx: Context, key: str) -> None:
 
 
 EXPERIMENT = Record("experiment", {
-    "name": Field(Str(), REQUIRED, "experiment name"),
+    "name": Field(NAME, REQUIRED, "experiment name (part of the run directory's name)"),
     "description": Field(Str(), "", "free text"),
-    "repetitions": Field(positive(), 3, "repetitions of every trial"),
+    "repetitions": Field(positive(maximum=MAX_REPETITIONS), 3, "repetitions of every trial"),
     "openflow": Field(Str(choices=OPENFLOW), "1.3", "default OpenFlow version"),
-    "controllers": Field(ListOf(CONTROLLER), REQUIRED, "controllers to compare (columns)"),
-    "topologies": Field(ListOf(TOPOLOGY), [], "topologies to build (needed by traffic workloads)"),
-    "workloads": Field(ListOf(WORKLOAD), REQUIRED, "what to measure: traffic, sbi, nbi"),
+    "controllers": Field(ListOf(CONTROLLER, max_items=MAX_CONTROLLERS, why="each is a column and a process"),
+                         REQUIRED, "controllers to compare (columns)"),
+    "topologies": Field(ListOf(TOPOLOGY, max_items=MAX_TOPOLOGIES, why="each is built when the file is checked"),
+                        [], "topologies to build (needed by traffic workloads)"),
+    "workloads": Field(ListOf(WORKLOAD, max_items=MAX_WORKLOADS), REQUIRED, "what to measure: traffic, sbi, nbi"),
     "network": Field(NETWORK, None, "emulation settings"),
     "restart": Field(Str(choices=("per_group", "per_repetition")), "per_group",
                      "rebuild network and controller once per controller x topology, or every repetition"),
-    "cooldown_s": Field(Number(minimum=0), 1, "pause between trials"),
+    "cooldown_s": Field(Number(minimum=0, maximum=MAX_WAIT_S), 1, "pause between trials"),
     "on_failure": Field(Str(choices=("restart", "skip_group", "stop")), "restart",
                         "when the controller dies or switches drop during a trial (the trial is stored as "
                         "failed either way): restart what broke and go on, skip the rest of the controller x "

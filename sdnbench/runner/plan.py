@@ -9,10 +9,13 @@ controller are built once per group (or once per repetition with
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
+from ..config.limits import MAX_FLOW_RUNS, MAX_TRIALS
 from ..config.loader import Experiment
 from ..controllers.base import ControllerSpec
+from ..errors import ConfigError
 from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
 from ..workloads.base import WorkloadType, sweep_points
@@ -90,22 +93,82 @@ def trial_key(controller: str, topology: str, workload: str, point: dict, repeti
 NO_TOPOLOGY = "-"
 
 
+def check_grid_size(exp: Experiment) -> None:
+    """ConfigError naming the workload that gives most trials when the grid passes MAX_TRIALS."""
+    per_workload = []   # (trials, index) of each workload
+    for i, wl in enumerate(exp.workloads):
+        wtype = workload_type(wl["type"])
+        networks = len(exp.topologies) if wtype.needs_topology(wl) else 1
+        per_workload.append((len(exp.controllers) * networks * exp.repetitions * len(wtype.points(wl)), i))
+    trials = sum(n for n, _ in per_workload)
+    if trials > MAX_TRIALS:
+        most, i = max(per_workload)
+        _too_large(exp, i, f"the experiment expands to {trials:,} trials; at most {MAX_TRIALS:,} (at seconds a "
+                           f"trial, more would run for days): {len(exp.controllers)} controllers x "
+                           f"{len(exp.topologies)} topologies x {exp.repetitions} repetitions x each workload's "
+                           f"sweep points; workload '{exp.workloads[i]['name']}' gives {most:,}")
+
+
+def _too_large(exp: Experiment, i: int, message: str):
+    """Raise a grid-size error at workload i's sweep (or at repetitions when it has none)."""
+    key = f"workloads[{i}].sweep" if exp.workloads[i].get("sweep") else "repetitions"
+    raise ConfigError(message, path=str(exp.path), key=key,
+                      line=exp.line_of(key) or _line_near(exp, f"workloads[{i}].name"))
+
+
+def _line_near(exp: Experiment, key: str) -> int | None:
+    """Line of a key path, or of the nearest enclosing key the file writes out."""
+    while key:
+        line = exp.line_of(key)
+        if line:
+            return line
+        key = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", key)
+    return None
+
+
+def _placed(exc: ConfigError, exp: Experiment, i: int) -> ConfigError:
+    """A workload type's plan-time error with the file, line and key of workload i."""
+    key = f"workloads[{i}].{exc.key}" if exc.key else f"workloads[{i}]"
+    return ConfigError(exc.detail, path=str(exp.path), line=_line_near(exp, key), key=key)
+
+
+def _graph(exp: Experiment, i: int) -> TopologyGraph:
+    """Topology i built; a builder's error (a GraphML file it cannot read) names the file's line too."""
+    try:
+        return build_topology(exp.topologies[i], exp.network.get("link"), exp.path.parent)
+    except ConfigError as exc:
+        if exc.path is not None and exc.line is not None:
+            raise
+        key = f"topologies[{i}]"
+        message = str(exc) if exc.path else exc.detail
+        raise ConfigError(message, path=str(exp.path), line=_line_near(exp, f"{key}.kind"), key=key) from None
+
+
 def expand(exp: Experiment) -> list[Trial]:
     """All trials in run order: group by group, repetition-major inside a group."""
-    base = exp.path.parent
-    graphs = [(spec, topology_label(spec), build_topology(spec, exp.network.get("link"), base))
-              for spec in exp.topologies]
+    check_grid_size(exp)
+    graphs = [(spec, topology_label(spec), _graph(exp, i)) for i, spec in enumerate(exp.topologies)]
     on_network = [w for w in exp.workloads if workload_type(w["type"]).needs_network(w)]
     on_topology = [w for w in exp.workloads if workload_type(w["type"]).needs_topology(w) and w not in on_network]
     standalone = [w for w in exp.workloads if not workload_type(w["type"]).needs_topology(w)]
     trials: list[Trial] = []
+    flow_runs = 0
+    index = {id(w): i for i, w in enumerate(exp.workloads)}
 
     def add(ctrl, spec, label, graph, workloads):
+        nonlocal flow_runs
         for rep in range(1, exp.repetitions + 1):
             for wl in workloads:
                 for point in workload_type(wl["type"]).points(wl):
                     t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
-                    t.wtype.prepare(t)
+                    try:
+                        t.wtype.prepare(t)
+                    except ConfigError as exc:
+                        raise (_placed(exc, exp, index[id(wl)]) if exc.path is None else exc) from None
+                    flow_runs += len(t.flows)
+                    if flow_runs > MAX_FLOW_RUNS:
+                        _too_large(exp, index[id(wl)], f"the experiment has more than {MAX_FLOW_RUNS:,} "
+                                                       f"flows over all its trials (each trial's flows count)")
                     trials.append(t)
 
     for ctrl in exp.controllers:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from ..config.loader import Experiment
 from ..emulation.links import LINKS
@@ -11,14 +13,28 @@ from ..topology import build_topology
 from ..workloads.types import workload_type
 
 
+@functools.cache
+def _availability(cls):
+    """A controller adapter's availability, probed once per process (a probe starts its Python, ~0.3 s)."""
+    return cls.availability()
+
+
+def _availabilities(classes: list) -> dict:
+    """Availability of each adapter class, the distinct probes run side by side."""
+    unique = list(dict.fromkeys(classes))
+    with ThreadPoolExecutor(max_workers=max(1, len(unique))) as pool:
+        return dict(zip(unique, pool.map(_availability, unique)))
+
+
 def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
     """Problems that would stop the experiment here (empty when it can run)."""
     from ..controllers import ADAPTERS
 
     problems = []
+    available = _availabilities([ADAPTERS[spec.kind] for spec in exp.controllers])
     for i, spec in enumerate(exp.controllers):
         cls = ADAPTERS[spec.kind]
-        avail = cls.availability()
+        avail = available[cls]
         if not avail.ok:
             fix = f"; fix: {avail.fix}" if avail.fix else ""
             problems.append(exp.at(f"controllers[{i}].kind", f"{spec.kind} is not usable here: {avail.detail}{fix}"))

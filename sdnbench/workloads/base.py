@@ -116,18 +116,22 @@ class WorkloadType(ABC):
         """Run one trial; returns its results and what to add to the trial's environment record."""
 
 
+#: Fault actions in one trial's schedule: each waits for its second and most for a reconnection.
+MAX_FAULTS = 1_000
+
+
 def workload_record(type_name: str, type_doc: str, fields: dict, doc: str, extra_check=None,
                     is_default: bool = False, on_network: bool = True) -> "Record":
     """The experiment-file record of a workload type: `name` and `type`, its own fields, and for
     workloads on an emulated network a `faults` schedule."""
-    from ..config.fields import REQUIRED, Field, ListOf, Record, Str
+    from ..config.fields import NAME, REQUIRED, Field, ListOf, Record, Str
     from ..faults import FAULT
 
     common = {
-        "name": Field(Str(), REQUIRED, "name of the workload in tables"),
+        "name": Field(NAME, REQUIRED, "name of the workload in tables"),
         "type": Field(Str(choices=(type_name,)), type_name if is_default else REQUIRED, type_doc),
     }
     if on_network:
-        fields = {**fields, "faults": Field(ListOf(FAULT, min_items=0), [],
+        fields = {**fields, "faults": Field(ListOf(FAULT, min_items=0, max_items=MAX_FAULTS), [],
                                             "faults injected during each trial (see the fault record)")}
     return Record(f"{type_name} workload", {**common, **fields}, doc=doc, extra_check=extra_check)

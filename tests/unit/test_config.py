@@ -54,8 +54,8 @@ def test_unknown_key_names_line_and_accepted_keys():
 
 def test_wrong_type_and_impossible_values():
     msg = errors_of(GOOD.replace("rate_pps: 100", "rate_pps: -1").replace("repetitions: 2", "repetitions: two"))
-    assert "exp.yaml:2: repetitions: expected an integer >= 1, got str 'two'" in msg
-    assert "exp.yaml:13: workloads[0].flows[0].rate_pps: expected a number > 0, got -1" in msg
+    assert "exp.yaml:2: repetitions: expected an integer from 1 to 1,000, got str 'two'" in msg
+    assert "exp.yaml:13: workloads[0].flows[0].rate_pps: expected a number > 0 and <= 10,000,000, got -1" in msg
 
 
 def test_tree_depth_zero_is_refused():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from ...config.fields import REQUIRED, Any_, Bool, Field, ListOf, Number, Record, Str, positive
+from ...config.limits import MAX_DURATION_S, MAX_MULTIPLE, MAX_PAYLOAD_BYTES, MAX_RATE_PPS
 from ...config.units import check_stage, stage_seconds
 from ...errors import ConfigError, ToolError
 from ...metrics import HIGHER, LOWER, Metric, by_name
@@ -19,21 +20,35 @@ from ..base import FlowResult, TrialContext, WorkloadType, workload_record
 from ..nbi import NbiSpec, headline, overload_stage, run_nbi
 from ..nbi_presets import PRESETS
 
+#: Bounds of the northbound load. Each request in flight holds a connection (a
+#: process has about 64k ports towards one address); a request that takes ten
+#: minutes has failed; stages and request templates are written by hand.
+MAX_IN_FLIGHT = 65_535
+MAX_TIMEOUT_MS = 600_000
+MAX_STAGES = 100
+MAX_REQUESTS = 1_000
+#: Attacking hosts of one phase: each runs its own sender process.
+MAX_SOURCES = 1_000
+
 ATTACK = Record("attack", {
     "kind": Field(Str(choices=("syn", "udp", "icmp", "newflows")), REQUIRED,
                   "flood type; newflows: a fresh source MAC and IP per packet, so each one reaches the controller"),
-    "sources": Field(ListOf(Str(), scalar_ok=True), ["first"], "attacking hosts (one: DoS, several: DDoS)"),
+    "sources": Field(ListOf(Str(), scalar_ok=True, max_items=MAX_SOURCES, why="each runs a sender process"),
+                     ["first"], "attacking hosts (one: DoS, several: DDoS)"),
     "target": Field(Str(), "last", "attacked host: a host name, first or last (never outside the network)"),
-    "rate_pps": Field(Number(exclusive_minimum=0), None, "packets/s per source (default: as fast as possible)"),
+    "rate_pps": Field(positive(integer=False, maximum=MAX_RATE_PPS), None,
+                      "packets/s per source (default: as fast as possible)"),
     "spoof": Field(Bool(), False, "random source addresses, drawn inside 10.0.0.0/8 only"),
-    "size_bytes": Field(positive(), 64, "payload bytes per packet"),
-    "start_s": Field(Number(minimum=0), 0, "seconds after the phase starts"),
-    "duration_s": Field(Number(exclusive_minimum=0), None, "how long (default: until the phase ends)"),
+    "size_bytes": Field(positive(maximum=MAX_PAYLOAD_BYTES), 64, "payload bytes per packet"),
+    "start_s": Field(Number(minimum=0, maximum=MAX_DURATION_S), 0, "seconds after the phase starts"),
+    "duration_s": Field(positive(integer=False, maximum=MAX_DURATION_S), None,
+                        "how long (default: until the phase ends)"),
 }, doc="A flood from emulated hosts to an emulated host, during a northbound phase.")
 
 OVERLOAD = Record("overload", {
-    "multiple": Field(Number(exclusive_minimum=0), 1.5, "request rate as a multiple of the load phase's throughput"),
-    "duration_s": Field(positive(integer=False), 60, "how long to hold it"),
+    "multiple": Field(positive(integer=False, maximum=MAX_MULTIPLE), 1.5,
+                      "request rate as a multiple of the load phase's throughput"),
+    "duration_s": Field(positive(integer=False, maximum=MAX_DURATION_S), 60, "how long to hold it"),
 }, doc="The stress phase: prolonged load above the measured capacity.")
 
 #: Per-phase metrics of northbound load.
@@ -93,17 +108,20 @@ class NorthboundWorkload(WorkloadType):
         "preset": Field(Str(), None, "request preset (default: the one for each controller kind)"),
         "variables": Field(Any_(), {}, "values for the preset's ${placeholders} (dpid defaults to the first "
                                        "switch)"),
-        "requests": Field(ListOf(Any_(), min_items=0), [], "request templates: method, path, headers, body, weight"),
-        "stages": Field(ListOf(Str(predicate=check_stage)), REQUIRED,
-                        "load phase schedule, e.g. ['ramp:0rps:1000rps:60s', 'const:1000rps:30s']"),
-        "max_in_flight": Field(positive(), 200, "cap on concurrent requests"),
-        "timeout_ms": Field(positive(), 5000, "request timeout"),
+        "requests": Field(ListOf(Any_(), min_items=0, max_items=MAX_REQUESTS), [],
+                          "request templates: method, path, headers, body, weight"),
+        "stages": Field(ListOf(Str(predicate=check_stage), max_items=MAX_STAGES), REQUIRED,
+                        "load phase schedule, e.g. ['ramp:0rps:1000rps:60s', 'const:1000rps:30s']; "
+                        "rates up to 1,000,000 rps, each stage (or step) up to a day"),
+        "max_in_flight": Field(positive(maximum=MAX_IN_FLIGHT), 200, "cap on concurrent requests"),
+        "timeout_ms": Field(positive(maximum=MAX_TIMEOUT_MS), 5000, "request timeout"),
         "keep_alive": Field(Bool(), True, "reuse connections (false: Connection: close)"),
         "overload": Field(OVERLOAD, None, "add a stress phase above the measured throughput"),
         "dos": Field(ATTACK, None, "add a phase with this attack from one host"),
         "ddos": Field(ATTACK, None, "add a phase with this attack from several hosts"),
-        "attack_duration_s": Field(positive(integer=False), 60, "length of the dos and ddos phases"),
-        "attack_load_multiple": Field(Number(exclusive_minimum=0), 1.0,
+        "attack_duration_s": Field(positive(integer=False, maximum=MAX_DURATION_S), 60,
+                                   "length of the dos and ddos phases"),
+        "attack_load_multiple": Field(positive(integer=False, maximum=MAX_MULTIPLE), 1.0,
                                       "request rate during attacks, as a multiple of the load phase's throughput"),
     }, doc="Northbound API load (open loop), then optional stress (overload), DoS and DDoS phases; "
            "each phase is a row.")

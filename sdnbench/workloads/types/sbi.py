@@ -15,28 +15,44 @@ from ..base import FlowResult, TrialContext, WorkloadType, workload_record
 from ..sbi import (METRICS, OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID, OfloadOptions, apply_profile, run_ofload,
                    topology_links)
 
+#: sdnbench-ofload's own limits: one TCP connection per switch, 65,535 at most; host
+#: MACs are numbered in 24 bits; a loop shorter than 10 ms measures nothing.
+MAX_SWITCHES = 65_535
+MAX_MACS = 16_777_214
+MIN_LOOP_MS = 10
+#: A loop of ten minutes, ten thousand loops: far beyond cbench's seconds-long runs.
+MAX_LOOP_MS = 600_000
+MAX_LOOPS = 10_000
+#: Outstanding PACKET_INs per switch; ofload keeps two slots for each (auto: at most 4,096).
+MAX_WINDOW = 1_048_576
+
 FIELDS = {
     "mode": Field(Str(choices=("throughput", "latency")), "throughput",
                   "throughput: a window of PACKET_INs per switch; latency: one at a time"),
-    "switches": Field(positive(), 16, "emulated switches (cbench -s)"),
-    "macs_per_switch": Field(positive(), 1000, "unique source MACs per switch (cbench -M)"),
-    "loops": Field(positive(), 6, "measured loops (cbench -l)"),
-    "ms_per_loop": Field(positive(), 1000, "length of a loop in ms (cbench -m)"),
-    "warmup_loops": Field(Number(integer=True, minimum=0), 1, "loops discarded first (cbench -w)"),
-    "window": Field(positive(), None, "outstanding PACKET_INs per switch in throughput mode (default: auto)"),
+    "switches": Field(positive(maximum=MAX_SWITCHES), 16, "emulated switches (cbench -s)"),
+    "macs_per_switch": Field(positive(maximum=MAX_MACS), 1000, "unique source MACs per switch (cbench -M)"),
+    "loops": Field(positive(maximum=MAX_LOOPS), 6, "measured loops (cbench -l)"),
+    "ms_per_loop": Field(Number(integer=True, minimum=MIN_LOOP_MS, maximum=MAX_LOOP_MS), 1000,
+                         "length of a loop in ms (cbench -m)"),
+    "warmup_loops": Field(Number(integer=True, minimum=0, maximum=MAX_LOOPS), 1, "loops discarded first (cbench -w)"),
+    "window": Field(positive(maximum=MAX_WINDOW), None,
+                    "outstanding PACKET_INs per switch in throughput mode (default: auto)"),
     "topology_aware": Field(Bool(), False, "emulated switches form each topology of the experiment and "
                                             "answer LLDP, so controllers see the real graph"),
     "paths": Field(Bool(), False, "with topology_aware: each switch's hosts send to the farthest switch, and "
                                   "the multi-hop flow setup (PACKET_IN at ingress to FLOW_MOD at egress) is timed"),
-    "options": Field(ListOf(Str(), min_items=0), [], "extra sdnbench-ofload flags"),
+    "options": Field(ListOf(Str(), min_items=0, max_items=100), [], "extra sdnbench-ofload flags"),
 }
 SWEEPABLE = ("mode", "switches", "macs_per_switch", "window")
 
 
 def _check(w: dict, node, ctx: Context, key: str) -> None:
-    """Paths exist only between the switches of a topology."""
+    """Paths exist only between the switches of a topology; sdnbench-ofload needs a loop after warm-up."""
     if w["paths"] and not w["topology_aware"]:
         ctx.error(node, f"{key}.paths" if key else "paths", "needs topology_aware: true (paths run across a topology)")
+    if w["warmup_loops"] >= w["loops"]:
+        ctx.error(node, f"{key}.warmup_loops" if key else "warmup_loops",
+                  f"{w['warmup_loops']} warm-up loops leave none of {w['loops']} loops measured; give fewer")
 
 
 class SouthboundWorkload(WorkloadType):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ...config.fields import REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Sweep, positive
+from ...config.limits import (MAX_DURATION_S, MAX_FLOWS, MAX_PACKETS, MAX_PAYLOAD_BYTES, MAX_RATE_BPS,
+                              MAX_RATE_PPS, MAX_VOLUME_BYTES)
 from ...errors import ConfigError, ToolError
 from ..base import FlowResult, TrialContext, WorkloadType, workload_record
 from ..traffic.base import METRICS, FlowSpec
@@ -30,31 +32,33 @@ FLOW = Record("flow", {
     "src": Field(Str(), "first", "sending host: a name like h1, or first / last"),
     "dst": Field(Str(), "last", "receiving host: a name like h8, or first / last"),
     "proto": Field(Str(choices=("udp", "tcp", "icmp")), "udp", "protocol"),
-    "size_bytes": Field(Number(integer=True, minimum=1, maximum=65507), None, "payload bytes per packet"),
-    "rate_pps": Field(Number(exclusive_minimum=0), None, "constant send rate in packets/s"),
-    "rate_bps": Field(Number(exclusive_minimum=0), None, "send rate in bit/s (payload)"),
-    "duration_s": Field(Number(exclusive_minimum=0), None, "how long to send"),
-    "count": Field(positive(), None, "exact number of packets to send"),
-    "volume_bytes": Field(positive(), None, "TCP: bytes to transfer"),
+    "size_bytes": Field(positive(maximum=MAX_PAYLOAD_BYTES), None, "payload bytes per packet"),
+    "rate_pps": Field(positive(integer=False, maximum=MAX_RATE_PPS), None, "constant send rate in packets/s"),
+    "rate_bps": Field(positive(integer=False, maximum=MAX_RATE_BPS), None, "send rate in bit/s (payload)"),
+    "duration_s": Field(positive(integer=False, maximum=MAX_DURATION_S), None, "how long to send"),
+    "count": Field(positive(maximum=MAX_PACKETS), None, "exact number of packets to send"),
+    "volume_bytes": Field(positive(maximum=MAX_VOLUME_BYTES), None, "TCP: bytes to transfer"),
     "meter": Field(Str(choices=("owd", "rtt")), "owd", "one-way delay or round-trip meter"),
     "port": Field(Number(integer=True, minimum=1, maximum=65535), None, "destination port"),
-    "options": Field(Any_(), {}, "engine-specific options"),
+    "options": Field(Any_(max_values=100), {}, "engine-specific options (at most 100 values)"),
 }, extra_check=_check_flow)
 
 FLOW_SWEEPABLE = ("size_bytes", "rate_pps", "rate_bps", "duration_s", "count", "volume_bytes", "proto", "meter")
 ENGINE = Field(Str(choices=ENGINE_MODULES), ENGINE_MODULES[0], "traffic engine: " + ", ".join(ENGINE_MODULES))
 
 
-def resolve_host(name: str, graph, where: str) -> str:
-    """'first' / 'last' / a host name -> a host of this topology."""
+def resolve_host(name: str, graph, where: str, key: str | None = None) -> str:
+    """'first' / 'last' / a host name -> a host of this topology (ConfigError at `key` otherwise)."""
     if name == "first":
         return graph.hosts[0].name
     if name == "last":
         return graph.hosts[-1].name
     try:
         return graph.host(name).name
-    except KeyError as exc:
-        raise ConfigError(f"{where}: {exc.args[0]}") from None
+    except KeyError:
+        names = [h.name for h in graph.hosts]
+        shown = ", ".join(names[:8]) + (f", ... {names[-1]} ({len(names):,} hosts)" if len(names) > 8 else "")
+        raise ConfigError(f"{where}: no host {name!r}; hosts are {shown}", key=key) from None
 
 
 def make_flows(workload: dict, point: dict, graph, topology: str) -> list[FlowSpec]:
@@ -62,11 +66,11 @@ def make_flows(workload: dict, point: dict, graph, topology: str) -> list[FlowSp
     flows = []
     for i, f in enumerate(workload["flows"]):
         merged = {**f, **point}
-        where = f"workload '{workload['name']}' flow {i} on topology '{topology}'"
-        src = resolve_host(merged["src"], graph, where)
-        dst = resolve_host(merged["dst"], graph, where)
+        where = f"flow {i} on topology '{topology}'"
+        src = resolve_host(merged["src"], graph, where, f"flows[{i}].src")
+        dst = resolve_host(merged["dst"], graph, where, f"flows[{i}].dst")
         if src == dst:
-            raise ConfigError(f"{where}: source and destination are both {src}")
+            raise ConfigError(f"{where}: source and destination are both {src}", key=f"flows[{i}]")
         fields = {k: merged[k] for k in ("proto", "size_bytes", "rate_pps", "rate_bps", "duration_s",
                                          "count", "volume_bytes", "meter", "port")}
         flows.append(FlowSpec(flow_id=f"f{i}:{src}->{dst}", src=src, dst=dst,
@@ -87,7 +91,8 @@ class TrafficWorkload(WorkloadType):
     name = "traffic"
     record = workload_record("traffic", "traffic between emulated hosts (the default)", {
         "engine": ENGINE,
-        "flows": Field(ListOf(FLOW), REQUIRED, "flows run at the same time"),
+        "flows": Field(ListOf(FLOW, max_items=MAX_FLOWS, why="each is a sender and a receiver process"),
+                       REQUIRED, "flows run at the same time"),
         "sweep": Field(Sweep({**FLOW.fields, "engine": ENGINE}, FLOW_SWEEPABLE + ("engine",)), {},
                        "flow fields (or engine) to vary; every combination is a trial"),
     }, doc="Flows between hosts of each topology, measured by a traffic engine.", is_default=True)
