@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .config.fields import REQUIRED, Field, ListOf, Number, Record, Str
 from .metrics import HIGHER, LOWER, Metric, by_name
+from .topology.kind import MAX_SWITCHES
 
 #: action -> (what it does, whether it starts a controller outage, whether it ends one).
 ACTIONS: dict[str, tuple[str, bool, bool]] = {
@@ -45,7 +46,8 @@ FAULT = Record("fault", {
     "at_s": Field(Number(minimum=0, maximum=86_400), REQUIRED, "seconds after the trial's workload starts"),
     "action": Field(Str(choices=tuple(ACTIONS)), REQUIRED,
                     "; ".join(f"{name}: {what}" for name, (what, _, _) in ACTIONS.items())),
-    "switches": Field(ListOf(Str(), scalar_ok=True), ["all"], "disconnect/reconnect_switch: switch names, or all"),
+    "switches": Field(ListOf(Str(), scalar_ok=True, max_items=MAX_SWITCHES, why="a topology has at most that many"),
+                      ["all"], "disconnect/reconnect_switch: switch names, or all"),
     "link": Field(ListOf(Str()), None, "link_down/link_up: the link's two nodes, e.g. [s1, s2]"),
 }, doc="One action of a fault schedule within a trial.", extra_check=_check_fault)
 

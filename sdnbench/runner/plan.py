@@ -132,7 +132,7 @@ def _placed(exc: ConfigError, exp: Experiment, i: int) -> ConfigError:
     return ConfigError(exc.detail, path=str(exp.path), line=_line_near(exp, key), key=key)
 
 
-def _graph(exp: Experiment, i: int) -> TopologyGraph:
+def topology_graph(exp: Experiment, i: int) -> TopologyGraph:
     """Topology i built; a builder's error (a GraphML file it cannot read) names the file's line too."""
     try:
         return build_topology(exp.topologies[i], exp.network.get("link"), exp.path.parent)
@@ -147,7 +147,7 @@ def _graph(exp: Experiment, i: int) -> TopologyGraph:
 def expand(exp: Experiment) -> list[Trial]:
     """All trials in run order: group by group, repetition-major inside a group."""
     check_grid_size(exp)
-    graphs = [(spec, topology_label(spec), _graph(exp, i)) for i, spec in enumerate(exp.topologies)]
+    graphs = [(spec, topology_label(spec), topology_graph(exp, i)) for i, spec in enumerate(exp.topologies)]
     on_network = [w for w in exp.workloads if workload_type(w["type"]).needs_network(w)]
     on_topology = [w for w in exp.workloads if workload_type(w["type"]).needs_topology(w) and w not in on_network]
     standalone = [w for w in exp.workloads if not workload_type(w["type"]).needs_topology(w)]

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ..config.loader import Experiment
 from ..emulation.links import LINKS
 from ..emulation.switches import SWITCHES
-from ..topology import build_topology
 from ..workloads.types import workload_type
+from .plan import topology_graph
 
 
 @functools.cache
@@ -60,7 +60,7 @@ def _data_plane_problems(exp: Experiment) -> list[str]:
         problems.append(exp.at("network.switch", f"{exp.network['switch']}: {switch.detail}; fix: {switch.fix}"))
     links = LINKS.get(exp.network["links"])
     for i, spec in enumerate(exp.topologies):
-        cap = links.availability(build_topology(spec, exp.network.get("link"), exp.path.parent).links)
+        cap = links.availability(topology_graph(exp, i).links)
         if not cap.ok:
             problems.append(exp.at(f"topologies[{i}]", f"{cap.detail}; needs {cap.fix}"))
     return problems

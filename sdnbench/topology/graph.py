@@ -57,6 +57,7 @@ class TopologyGraph:
     switches: list[Switch] = field(default_factory=list)
     hosts: list[Host] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
+    _host_index: dict[str, Host] = field(default_factory=dict, repr=False, compare=False)
 
     def add_switch(self) -> str:
         """Add switch s<N> with dpid N and return its name."""
@@ -80,9 +81,12 @@ class TopologyGraph:
 
     def host(self, name: str) -> Host:
         """The host called name (KeyError naming the known hosts otherwise)."""
-        for h in self.hosts:
-            if h.name == name:
-                return h
+        index = self._host_index
+        if len(index) != len(self.hosts):   # hosts were added since: index them again
+            index.clear()
+            index.update((h.name, h) for h in self.hosts)
+        if name in index:
+            return index[name]
         raise KeyError(f"no host {name!r}; hosts are {', '.join(h.name for h in self.hosts)}")
 
     def node_names(self) -> list[str]:

@@ -61,7 +61,8 @@ def _check(g: nx.Graph, path: Path, hosts_per_switch: int) -> None:
         raise ConfigError(f"{path}: {g.number_of_nodes() * hosts_per_switch:,} hosts; at most {MAX_HOSTS:,}")
     undirected = g.to_undirected(as_view=True)
     if not nx.is_connected(undirected):
-        parts = sorted(nx.connected_components(undirected), key=len, reverse=True)
+        # Largest part first; ties by their smallest node, so the message is the same every run.
+        parts = sorted(nx.connected_components(undirected), key=lambda p: (-len(p), min(map(str, p))))
         stray = ", ".join(_node_name(g, n) for n in sorted(parts[1], key=str)[:5])
         raise ConfigError(f"{path}: the graph is not connected ({len(parts)} parts); "
                           f"nodes {stray} cannot reach node {_node_name(g, min(parts[0], key=str))}")

@@ -38,4 +38,5 @@ KIND = TopologyKind(
                                          edge, core),
     label_params=("rows", "columns"),
     counts=lambda p: (p["rows"] * p["columns"],
-                      p.get("hosts") or p["rows"] * p["columns"] * p["hosts_per_switch"]))
+                      p.get("hosts") or p["rows"] * p["columns"] * p["hosts_per_switch"],
+                      p["rows"] * (p["columns"] - 1) + p["columns"] * (p["rows"] - 1)))

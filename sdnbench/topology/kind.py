@@ -21,6 +21,9 @@ from .graph import LinkParams, TopologyGraph
 #: from 1. The bounds keep a typo (fanout: 99999) a clear error instead of a hang.
 MAX_SWITCHES = 5000
 MAX_HOSTS = 20000
+#: Every switch-to-switch link is a veth pair (two interfaces in the root namespace); a full
+#: mesh of spines and leaves grows as their product.
+MAX_CORE_LINKS = 50000
 
 #: Builds a graph from the spec (defaults filled in), edge and core link parameters,
 #: and the experiment file's directory (for kinds that read files).
@@ -42,8 +45,9 @@ class TopologyKind:
     build: Builder
     #: Parameters joined into the default row label, e.g. ("depth", "fanout") -> tree-3x2.
     label_params: tuple[str, ...] = ()
-    #: (switches, hosts) from the parameters alone, to refuse huge networks before building.
-    counts: Callable[[dict], tuple[int, int]] | None = None
+    #: (switches, hosts, switch-to-switch links; the links may be an upper bound) from the
+    #: parameters alone, to refuse huge networks before building.
+    counts: Callable[[dict], tuple[int, int, int]] | None = None
     #: A label for kinds whose name is not made of sizes (custom, graphml).
     label: Callable[[dict], str] | None = None
 
@@ -65,10 +69,13 @@ class TopologyKind:
         """Why a spec describes a network too large to emulate, or None."""
         if self.counts is None:
             return None
-        switches, hosts = self.counts({**self.defaults(), **spec})
+        switches, hosts, core_links = self.counts({**self.defaults(), **spec})
         if switches > MAX_SWITCHES:
             return (f"describes {switches:,} switches; at most {MAX_SWITCHES:,} can be emulated "
                     f"(Mininet starts about 7 switches/s here)")
         if hosts > MAX_HOSTS:
             return f"describes {hosts:,} hosts; at most {MAX_HOSTS:,} (each host is a network namespace)"
+        if core_links > MAX_CORE_LINKS:
+            return (f"describes {core_links:,} switch-to-switch links; at most {MAX_CORE_LINKS:,} "
+                    f"(each is a veth pair)")
         return None

@@ -38,4 +38,4 @@ KIND = TopologyKind(
     },
     build=lambda p, edge, core, _: build(p["switches"], p["hosts_per_switch"], p.get("hosts"), edge, core),
     label_params=("switches",),
-    counts=lambda p: (p["switches"], p.get("hosts") or p["switches"] * p["hosts_per_switch"]))
+    counts=lambda p: (p["switches"], p.get("hosts") or p["switches"] * p["hosts_per_switch"], p["switches"] - 1))

@@ -17,4 +17,4 @@ KIND = TopologyKind(
     name="single", doc="N hosts on one switch.",
     params={"hosts": size_param("number of hosts", 2, maximum=MAX_HOSTS)},
     build=lambda p, edge, core, _: build(p["hosts"], edge, core),
-    label_params=("hosts",), counts=lambda p: (1, p["hosts"]))
+    label_params=("hosts",), counts=lambda p: (1, p["hosts"], 0))

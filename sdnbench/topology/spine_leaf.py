@@ -27,4 +27,4 @@ KIND = TopologyKind(
     },
     build=lambda p, edge, core, _: build(p["spines"], p["leaves"], p["hosts_per_leaf"], edge, core),
     label_params=("spines", "leaves"),
-    counts=lambda p: (p["spines"] + p["leaves"], p["leaves"] * p["hosts_per_leaf"]))
+    counts=lambda p: (p["spines"] + p["leaves"], p["leaves"] * p["hosts_per_leaf"], p["spines"] * p["leaves"]))

@@ -42,11 +42,13 @@ def build(transit_domains: int, transit_nodes: int, stubs_per_transit: int, stub
     return g
 
 
-def counts(p: dict) -> tuple[int, int]:
-    """(switches, hosts) of a transit-stub spec."""
+def counts(p: dict) -> tuple[int, int, int]:
+    """(switches, hosts, core links at most) of a transit-stub spec: rings have as many links as
+    switches, each stub chain as many as its switches (one of them to its transit switch)."""
     transit = p["transit_domains"] * p["transit_nodes"]
     stub_switches = transit * p["stubs_per_transit"] * p["stub_nodes"]
-    return transit + stub_switches, stub_switches * p["hosts_per_stub_node"]
+    return (transit + stub_switches, stub_switches * p["hosts_per_stub_node"],
+            transit + p["transit_domains"] + stub_switches)
 
 
 KIND = TopologyKind(

@@ -21,9 +21,10 @@ def build(depth: int, fanout: int, edge: LinkParams, core: LinkParams) -> Topolo
     return g
 
 
-def counts(depth: int, fanout: int) -> tuple[int, int]:
-    """(switches, hosts): 1 + f + ... + f^(d-1) switches and f^d hosts."""
-    return sum(fanout ** level for level in range(depth)), fanout ** depth
+def counts(depth: int, fanout: int) -> tuple[int, int, int]:
+    """(switches, hosts, core links): 1 + f + ... + f^(d-1) switches, f^d hosts, a tree's links."""
+    switches = sum(fanout ** level for level in range(depth))
+    return switches, fanout ** depth, switches - 1
 
 
 KIND = TopologyKind(

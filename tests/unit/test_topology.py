@@ -105,3 +105,15 @@ def test_custom_mininet_topo(tmp_path):
 def test_labels():
     assert topology_label({"kind": "tree", "depth": 3, "fanout": 2}) == "tree-3x2"
     assert topology_label({"kind": "single", "hosts": 8, "label": "star"}) == "star"
+
+
+def test_sizes_are_bounded_before_anything_is_built():
+    from sdnbench.topology import KINDS
+
+    assert "describes 6,250,000 switch-to-switch links" in KINDS["spine_leaf"].size_problem(
+        {"kind": "spine_leaf", "spines": 2500, "leaves": 2500, "hosts_per_leaf": 1})
+    assert "switches; at most 5,000" in KINDS["tree"].size_problem({"kind": "tree", "depth": 30, "fanout": 9})
+    assert KINDS["grid"].size_problem({"kind": "grid", "rows": 60, "columns": 60}) is None
+    g = build_topology({"kind": "grid", "rows": 3, "columns": 4, "hosts_per_switch": 0})
+    assert KINDS["grid"].counts({"rows": 3, "columns": 4, "hosts_per_switch": 0, "hosts": None}) == \
+        (len(g.switches), len(g.hosts), len(g.links))
