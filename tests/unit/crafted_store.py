@@ -38,6 +38,7 @@ SECONDS = 5
 ALL_FAILED = ("ryu", "linear-7", 1024)        # every repetition failed
 ONE_FAILED = ("osken", "single-8", 128)       # repetition 1 failed
 FLAGGED = ("no-sdn", "linear-7", 128)         # ok, but the sender missed its rate in repetition 2
+FAULTED = ("osken", "single-8", 1024)         # the controller killed at 2 s, switches back at about 3 s
 
 
 def means(ctrl: str, topology: str, size: int) -> dict[str, float]:
@@ -79,9 +80,12 @@ def craft(path: Path, seed: int = 1, planted: dict | None = None, nbi: bool = Fa
                     series = [{"t_s": float(t), "throughput_bps": rng.gauss(truth["throughput_bps"], 1000),
                                "owd_mean_ms": rng.gauss(truth["owd_mean_ms"], truth["owd_mean_ms"] * 0.1)}
                               for t in range(SECONDS)]
+                    events = [{"t_unix": 0.0, "t_s": 2.0, "kind": "kill_controller"},
+                              {"t_unix": 1.0, "t_s": 2.9 + 0.1 * rep, "kind": "switches_reconnected"}] \
+                        if (ctrl, topology, size) == FAULTED else []
                     store.save_trial(TrialRecord(key, ctrl, topology, "udp-cbr", params, rep, seq, "ok", error,
                                                  timings={"host_cpu_max_pct": rng.gauss(40, 1.2)}, environment=env),
-                                     [FlowResult("f0:h1->h8", "native", metrics, series)])
+                                     [FlowResult("f0:h1->h8", "native", metrics, series)], events=events)
                     seq += 1
     if nbi:
         seq = _northbound(store, rng, seq)

@@ -96,6 +96,15 @@ def test_series_panels_phases_and_attack_window(plots):
     assert "attack" in nbi.caption
 
 
+def test_series_mark_fault_events(plots):
+    faulted = plots["series-02"]                      # single-8 at 1024 bytes: osken's controller was killed
+    ax = faulted.figure.axes[0]
+    dotted = sorted(ln.get_xdata()[0] for ln in ax.lines if ln.get_linestyle() == ":")
+    assert dotted == [2.0, 3.2]                       # median over osken's 5 repetitions: 3.0..3.4 s
+    assert {t.get_text() for t in ax.texts} == {"kill controller", "switches reconnected"}
+    assert "events" in faulted.caption and "events" not in plots["series-01"].caption
+
+
 def test_delay_distribution_says_it_has_percentiles_only(plots):
     delay = [p for p in plots.values() if p.section == "delay"]
     assert len(delay) == 4                                  # every traffic row (native flows)

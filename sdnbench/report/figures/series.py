@@ -4,7 +4,8 @@ Flows of a trial are summed (rates, counts) or averaged (delays) per interval;
 the line is the mean over repetitions and the band their minimum to maximum.
 Rows that differ only in their phase (a northbound workload's load, overload,
 dos and ddos) are drawn end to end on one time axis, with the phase
-boundaries and the attacks' planned windows marked.
+boundaries and the attacks' planned windows marked; events of the trials
+(faults injected, switches reconnected) are dotted lines.
 """
 
 from __future__ import annotations
@@ -69,6 +70,20 @@ def attack_windows(store: ResultStore) -> dict[tuple, list[tuple[float, float]]]
     return out
 
 
+def event_times(store: ResultStore) -> dict[tuple, dict[str, float]]:
+    """(row without phase, phase) -> event kind -> its median time, seconds into the workload.
+
+    Events (faults injected, switches reconnected) of every repetition and controller are folded
+    into one time per kind: one dotted line each keeps the figure readable; the store has them all.
+    """
+    times: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for ctrl, topo, wl, params, rep, t_s, kind, detail in store.all_events():
+        p = json.loads(params)
+        phase = str(p.pop("phase", ""))
+        times[(row_key(topo, wl, p), phase)][kind].append(t_s)
+    return {key: {kind: statistics.median(ts) for kind, ts in kinds.items()} for key, kinds in times.items()}
+
+
 def _phase_lengths(phases: dict) -> dict[str, float]:
     """Seconds each phase spans: its last interval's start plus one interval, the longest over controllers."""
     out = {}
@@ -92,7 +107,7 @@ def _line(reps: dict, additive: bool) -> tuple[list[float], list[float], list[fl
 
 
 def series_plot(row, phases: dict, controllers: list[str], palette: dict[str, str],
-                attacks: dict[tuple, list[tuple[float, float]]], index: int) -> Plot | None:
+                marks: tuple[dict, dict], index: int) -> Plot | None:
     """The stacked series figure of one row (all of its phases)."""
     names = [n for n in PANELS if any(n in by_name for by_ctrl in phases.values() for by_name in by_ctrl.values())]
     names = names[:MAX_PANELS]
@@ -122,7 +137,7 @@ def series_plot(row, phases: dict, controllers: list[str], palette: dict[str, st
         ax.set_ylabel(wrap(f"{PANELS[name]} [{shown}]" if shown else PANELS[name], 20))
         if all(v >= 0 for _, _, lo, _ in lines.values() for v in lo):
             ax.set_ylim(bottom=0)
-        _mark_phases(ax, phases, offsets, attacks, row, first=ax is axes[0])
+        _mark_phases(ax, phases, offsets, marks, row, first=ax is axes[0])
     fig.align_ylabels(axes)
     axes[-1].set_xlabel("time [s]" + (", phases end to end" if len(phases) > 1 else ""))
     handles = {label: h for ax in axes for h, label in zip(*ax.get_legend_handles_labels())}
@@ -136,32 +151,45 @@ def series_plot(row, phases: dict, controllers: list[str], palette: dict[str, st
                f"largest repetition; a trial's flows summed (rates, counts) or averaged (delays).")
     if len(phases) > 1:
         caption += f" Phases {', '.join(phases)} end to end; dashed lines: phase boundaries."
+    attacks, events = marks
     if any((row, p) in attacks for p in phases):
         caption += " Shaded: the attack's planned window."
+    if any((row, p) in events for p in phases):
+        caption += " Dotted: events (faults injected, switches reconnected), median time over repetitions."
     return Plot(f"series-{index:02d}", "series", where, caption, fig,
                 {"panels": names, "phases": list(phases), "controllers": ctrls})
 
 
-def _mark_phases(ax, phases: dict, offsets: dict, attacks: dict, row, first: bool) -> None:
-    """Dashed phase boundaries (named on the first panel) and shaded attack windows."""
+def _mark_phases(ax, phases: dict, offsets: dict, marks: tuple[dict, dict], row, first: bool) -> None:
+    """Dashed phase boundaries (named on the first panel), shaded attack windows, dotted events."""
+    attacks, events = marks
     for phase in phases:
         if offsets[phase] > 0:
             ax.axvline(offsets[phase], color="#555555", linestyle="--", linewidth=0.7)
         if first and phase and len(phases) > 1:
-            ax.annotate(phase, (offsets[phase], 1), xycoords=("data", "axes fraction"), xytext=(2, -2),
-                        textcoords="offset points", ha="left", va="top", fontsize=6, color="#555555",
-                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
+            _label(ax, offsets[phase], phase)
         for start, stop in attacks.get((row, phase), []):
             ax.axvspan(offsets[phase] + start, offsets[phase] + stop, color="#999999", alpha=0.18, linewidth=0,
                        label="attack (planned)")
+        for kind, t in events.get((row, phase), {}).items():
+            ax.axvline(offsets[phase] + t, color="#222222", linestyle=":", linewidth=0.8)
+            if first:
+                _label(ax, offsets[phase] + t, kind.replace("_", " "), along=True)
+
+
+def _label(ax, x: float, text: str, along: bool = False) -> None:
+    """A small label at the top of the axes: right of x, or along the line at x (down from the top)."""
+    ax.annotate(text, (x, 1), xycoords=("data", "axes fraction"), xytext=(-1 if along else 2, -2),
+                textcoords="offset points", ha="right" if along else "left", va="top", rotation=90 if along else 0,
+                fontsize=6, color="#555555", bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
 
 
 def series_plots(store: ResultStore, controllers: list[str], palette: dict[str, str]) -> list[Plot]:
     """The series figures of every row that stored a series."""
-    attacks = attack_windows(store)
+    marks = (attack_windows(store), event_times(store))
     plots = []
     for row, phases in collect(store).items():
-        plot = series_plot(row, phases, controllers, palette, attacks, len(plots) + 1)
+        plot = series_plot(row, phases, controllers, palette, marks, len(plots) + 1)
         if plot:
             plots.append(plot)
     return plots
