@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from ..analysis.table import fmt_cell
+from ..analysis.table import fmt_cell, shown_metrics
 from ..analysis.validity import CellHealth
-from ..metrics import default_shown, describe
+from ..metrics import describe
 
 #: Environment entries that change with every run without changing what was measured.
 NOISY_ENVIRONMENT = ("controller_endpoints", "nbi_url")
@@ -48,9 +48,8 @@ def environment(store) -> list[tuple[str, list[str]]]:
 def metric_tables(comparison, health: dict[tuple, CellHealth], metrics: list[str] | None) -> list[dict]:
     """The terminal tables as data: per metric, header and rows of (text, reason of a mark or '')."""
     cells, controllers, rows = comparison
-    present = {c.metric for c in cells}
     out = []
-    for metric in metrics or [m for m in default_shown() if m in present]:
+    for metric in shown_metrics(cells, metrics):
         index = {(c.row, c.controller): c for c in cells if c.metric == metric}
         if not index:
             continue

@@ -18,6 +18,10 @@ from .style import COLUMN_IN, MARKED_HATCH, PAGE_IN, axis_label, new_figure, sca
 Row = tuple[str, str, str]
 #: Units of flags and codes: tables show them, a bar of them says nothing.
 NOT_QUANTITIES = ("bool", "0/1/2")
+#: Width of a tick label's character at 7 pt, in points (DejaVu Sans averages 0.55 em).
+CHAR_PT = 3.9
+#: Means spanning more than this factor get a logarithmic axis (a linear one flattens the small ones).
+LOG_SPAN = 100
 
 
 def group_label(row: Row, with_workload: bool) -> str:
@@ -75,9 +79,12 @@ def draw_bars(ax, rows: list[Row], controllers: list[str], cell: Callable[[Row, 
             bar.patches[0].set_gid(f"bar {ctrl} {' '.join(row)}")
             drawn["bars"] += 1
             drawn["marked"] += marked
-    ax.set_xticks(range(len(rows)), [group_label(r, with_workload) for r in rows])
+    labels = [group_label(r, with_workload) for r in rows]
+    ax.set_xticks(range(len(rows)), labels)
     ax.set_xlim(-0.5, len(rows) - 0.5)
-    if len(rows) > 4 and max(len(group_label(r, with_workload)) for r in rows) > 12:
+    longest = max(len(line) for label in labels for line in label.splitlines())
+    group_pt = (ax.figure.get_figwidth() - 0.9) * 72 / len(rows)
+    if longest * CHAR_PT > group_pt:   # labels would run into each other: slant them
         ax.tick_params(axis="x", labelrotation=30)
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")
@@ -119,12 +126,19 @@ def bar_plot(metric: str, cells: list[Cell], controllers: list[str], rows: list[
                       with_workload)
     ax.set_ylabel(axis_label(metric, shown_unit))
     ax.set_xlabel(grouping_label(present, with_workload))
-    if all(c.summary.mean >= 0 for c in index.values()):
+    means = [c.summary.mean for c in index.values()]
+    log = min(means) > 0 and max(means) / min(means) > LOG_SPAN
+    if log:
+        ax.set_yscale("log")
+    elif min(means) >= 0:
         ax.set_ylim(bottom=0)
     legend(fig, ctrls, palette, drawn)
     ns = sorted({c.summary.n for c in index.values()})
     caption = (f"{metric}: {desc} [{unit}]. Bars: mean over repetitions (n = {', '.join(map(str, ns))}); "
-               f"whiskers: 95 % confidence interval of the mean (Student's t); no whisker: one repetition.")
-    if drawn["marked"] or drawn["failed"]:
-        caption += " Hatched: some repetitions failed or their tools reported errors; cross: every repetition failed."
-    return Plot(f"bars-{metric}", "bars", wrap(desc, 80), caption, fig, drawn)
+               f"whiskers: 95 % confidence interval of the mean (Student's t); no whisker: one repetition."
+               + (" Logarithmic axis: the means span more than a factor of 100." if log else ""))
+    if drawn["marked"]:
+        caption += " Hatched: some repetitions failed or their tools reported errors."
+    if drawn["failed"]:
+        caption += " Cross: every repetition failed."
+    return Plot(f"bars-{metric}", "bars", wrap(desc, 80), caption, fig, {**drawn, "log": log})
