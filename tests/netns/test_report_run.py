@@ -46,6 +46,8 @@ def run(tmp_path_factory):
     exp.write_text(EXPERIMENT)
     res = sdnbench("run", str(exp), "--out", str(base / "run"))
     assert res.returncode == 0, res.stderr
+    trials = ResultStore.in_rundir(base / "run").trials()
+    assert all(t.status == "ok" for t in trials), [t.error for t in trials]
     return base / "run"
 
 
