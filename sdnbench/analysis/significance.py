@@ -3,9 +3,10 @@
 Each pair of cells (two runs, or a column and the baseline column) is tested
 with Welch's t-test (scipy, unequal variances). A comparison tests many cells
 at once, so by default the p-values are adjusted with Benjamini-Hochberg
-(scipy): at alpha 0.05, two runs of the same setup are reported as equal in 95
-of 100 comparisons however many cells they have, where unadjusted tests would
-call a few noisy cells different in nearly every comparison. A change must
+(scipy): at alpha 0.05, two runs of the same setup are reported as equal in at
+least 95 of 100 comparisons however many cells they have, where unadjusted
+tests call some noisy cell different in about every other comparison
+(docs/report.md). A change must
 also be at least `threshold` relative to the reference mean; the catalog's
 better direction then makes it a regression or an improvement.
 """
