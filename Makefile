@@ -1,5 +1,5 @@
-# sdnbench: `make demo` installs what is missing and runs the quickstart
-# experiment; `make test` runs every test. Both are idempotent.
+# sdnbench: `make demo` installs what is missing, runs the quickstart
+# experiment and writes its HTML report; `make test` runs every test. Both are idempotent.
 
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
@@ -10,7 +10,9 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test setup system venv controllers build schema unit clean-runs
 
 demo: setup
-	$(VENV)/bin/sdnbench run examples/quickstart.yaml
+	@out=runs/$$(date +%Y%m%d-%H%M%S)-quickstart; \
+	$(VENV)/bin/sdnbench run examples/quickstart.yaml --out $$out && \
+	$(VENV)/bin/sdnbench report $$out
 
 test: setup
 	@if ls crates/*/Cargo.toml >/dev/null 2>&1; then cargo test --release --workspace -q; fi

@@ -25,6 +25,8 @@ typical use:
   sdnbench plan examples/quickstart.yaml     list the trials and estimated time
   sdnbench run examples/quickstart.yaml      run it into runs/<timestamp>/
   sdnbench results runs/<timestamp>          comparison tables, CSV and JSON
+  sdnbench report runs/<timestamp>           HTML report with figures (PNG, SVG)
+  sdnbench compare runs/A runs/B             what changed between two runs (exit 1: a regression)
   sdnbench clean                         remove what a killed run left behind
 """
 
@@ -108,27 +110,98 @@ def _export(rundir: Path, cells) -> None:
     (rundir / "summary.json").write_text(to_json(cells))
 
 
+def _open_store(rundir: Path):
+    """The store of a run directory; SdnbenchError when there is none."""
+    from .results.store import DB_NAME, ResultStore
+
+    if not (rundir / DB_NAME).exists():
+        raise SdnbenchError(f"{rundir}: no {DB_NAME} here (is it a run directory?)")
+    return ResultStore.in_rundir(rundir)
+
+
+def _test_options(args) -> dict:
+    """alpha, threshold and correction of a significance test, from the command line."""
+    if not 0 < args.alpha < 1 or args.threshold < 0:
+        raise SdnbenchError("--alpha must lie between 0 and 1 and --threshold must not be negative")
+    return {"alpha": args.alpha, "threshold": args.threshold / 100, "correction": args.correction}
+
+
 def _cmd_results(args) -> int:
     from .analysis.compare import compare
     from .report import REPORTS
-    from .results.store import DB_NAME, ResultStore
 
     rundir = Path(args.rundir)
-    if not (rundir / DB_NAME).exists():
-        print(f"{rundir}: no {DB_NAME} here (is it a run directory?)", file=sys.stderr)
-        return 2
-    store = ResultStore.in_rundir(rundir)
+    store = _open_store(rundir)
     metrics = args.metric or None
     if args.series:
         _export_series(store, Path(args.series), metrics)
         print(f"wrote {args.series}", file=sys.stderr)
         return 0
     comparison = compare(store)
-    print(REPORTS[args.format].render(store, comparison, metrics))
+    marks = _baseline_marks(args, comparison, metrics) if args.baseline else None
+    print(REPORTS[args.format].render(store, comparison, metrics, marks))
+    if marks is not None and args.format == DEFAULT_REPORT:
+        from .analysis.significance import method
+
+        print(f"\n▲ better, ▼ worse, ◆ different (no better direction) than {args.baseline}: "
+              f"{method(**_test_options(args))}")
     if args.format == DEFAULT_REPORT:   # the terminal view also leaves the exports beside the run
         _export(rundir, comparison[0])
         print(f"\nexported {rundir / 'summary.csv'} and {rundir / 'summary.json'}")
     return 0
+
+
+def _baseline_marks(args, comparison, metrics):
+    """Each cell against the baseline column, tested over the cells the chosen format shows."""
+    from .analysis.significance import against_baseline
+    from .analysis.table import shown_metrics
+
+    cells, controllers, _ = comparison
+    if args.baseline not in controllers:
+        raise SdnbenchError(f"--baseline {args.baseline}: no such controller in this run "
+                            f"(controllers: {', '.join(controllers)})")
+    tested = shown_metrics(cells, metrics) if args.format == DEFAULT_REPORT else metrics
+    return against_baseline(cells, args.baseline, tested, **_test_options(args))
+
+
+def _cmd_report(args) -> int:
+    from .analysis.compare import compare
+    from .report.html import REPORT
+
+    rundir = Path(args.rundir)
+    store = _open_store(rundir)
+    page = REPORT.write(store, compare(store), Path(args.out) if args.out else rundir / "report", args.metric)
+    print(f"report: {page}")
+    return 0
+
+
+def _cmd_compare(args) -> int:
+    from .analysis.compare import compare
+    from .analysis.significance import REGRESSION, compare_runs, method
+    from .report.diff import render_json, render_text
+
+    stores = [_open_store(Path(d)) for d in (args.run_a, args.run_b)]
+    test = _test_options(args)
+    changes = compare_runs(compare(stores[0])[0], compare(stores[1])[0], args.metric or None, **test)
+    if not changes:
+        raise SdnbenchError("no cell (row x controller x metric) is present in both runs: nothing to compare")
+    names = (args.run_a, args.run_b)
+    yaml_a, yaml_b = ((s.campaign() or {}).get("experiment_yaml") for s in stores)
+    notes = [] if yaml_a == yaml_b else ["note: the two runs' experiment files differ"]
+    print(render_json(changes, names, method(**test)) if args.format == "json"
+          else render_text(changes, names, method(**test), args.all, notes))
+    return 1 if any(c.verdict == REGRESSION for c in changes.values()) else 0
+
+
+def _add_test_options(c) -> None:
+    """--alpha, --threshold and --correction of a significance test."""
+    from .analysis.significance import ALPHA, CORRECTIONS, THRESHOLD
+
+    c.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level (default {ALPHA})")
+    c.add_argument("--threshold", type=float, default=THRESHOLD * 100, metavar="PERCENT",
+                   help=f"smallest relative change of the mean that counts (default {THRESHOLD * 100:g} %%)")
+    c.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
+                   help="adjust p-values for the number of cells tested: bh (Benjamini-Hochberg, default) or none")
 
 
 def _export_series(store, path: Path, metrics: list[str] | None) -> None:
@@ -137,16 +210,19 @@ def _export_series(store, path: Path, metrics: list[str] | None) -> None:
     import csv
 
     from .analysis.compare import params_text
+    from .metrics import describe
 
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["controller", "topology", "workload", "params", "repetition", "flow", "t_s", "metric", "value"])
+        w.writerow(["controller", "topology", "workload", "params", "repetition", "flow", "t_s", "metric", "unit",
+                    "value"])
         for ctrl, topo, wl, params, rep, flow, t_s, name, value in store.all_series():
             if metrics and name not in metrics:
                 continue
-            w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, flow, t_s, name, value])
+            w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, flow, t_s, name, describe(name).unit,
+                        value])
         for ctrl, topo, wl, params, rep, t_s, kind, detail in store.all_events():
-            w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, "event", t_s, kind, detail])
+            w.writerow([ctrl, topo, wl, params_text(json.loads(params)), rep, "event", t_s, kind, "", detail])
 
 
 def _cmd_controller(args) -> int:
@@ -217,7 +293,36 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=list(REPORTS), default=DEFAULT_REPORT,
                    help="; ".join(f"{name}: {r.description}" for name, r in REPORTS.items()))
     c.add_argument("--series", metavar="CSV", help="write every per-interval series point to CSV instead")
+    c.add_argument("--baseline", metavar="CONTROLLER",
+                   help="mark each cell that differs significantly from this controller's column")
+    _add_test_options(c)
     c.set_defaults(func=_cmd_results)
+
+    c = sub.add_parser("report", help="write an HTML report with figures (and each figure as PNG and SVG)",
+                       description="Write RUNDIR/report/report.html (or --out DIR): one self-contained page, "
+                                   "figures embedded, readable without network; figures/ beside it holds each "
+                                   "figure as PNG and SVG.")
+    c.add_argument("rundir")
+    c.add_argument("--out", metavar="DIR", help="where to write (default RUNDIR/report)")
+    c.add_argument("--metric", action="append", help="bar figures of these metrics only (repeatable)")
+    c.set_defaults(func=_cmd_report)
+
+    c = sub.add_parser(
+        "compare", help="what changed from run A to run B, cell by cell, with significance",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compare every cell (row x controller x metric) present in both runs: the ratio B/A of "
+                    "the means and whether the difference is significant. The catalog's better direction "
+                    "makes a significant change a regression or an improvement.",
+        epilog="exit status: 0 no regression, 1 at least one regression, 2 error (e.g. no run directory, "
+               "no cell in both runs)\n\nexample, in a controller's CI:\n"
+               "  sdnbench compare runs/release runs/candidate --metric owd_mean_ms --threshold 10")
+    c.add_argument("run_a", metavar="RUN_A", help="the reference run directory")
+    c.add_argument("run_b", metavar="RUN_B", help="the run directory compared with it")
+    c.add_argument("--metric", action="append", help="compare these metrics only (repeatable; default: all)")
+    c.add_argument("--all", action="store_true", help="list every cell, not only those that changed")
+    c.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    _add_test_options(c)
+    c.set_defaults(func=_cmd_compare)
 
     c = sub.add_parser(
         "controller", help="start one controller as experiments do and keep it up until Ctrl-C",

@@ -56,9 +56,18 @@ def catalog() -> dict[str, Metric]:
     return out
 
 
+#: Per-interval series the workload types store under names that are not metrics of a trial
+#: (a per-second answer rate whose trial metric is its mean, a count per interval).
+SERIES_ONLY: dict[str, Metric] = by_name(
+    Metric("responses_per_s", "responses/s", "southbound answers (FLOW_MOD + PACKET_OUT) per second", HIGHER),
+    Metric("matched_per_s", "requests/s", "PACKET_INs answered per second (first answer only)", HIGHER),
+    Metric("failed", "requests", "failed API requests in the interval", LOWER),
+)
+
+
 def describe(name: str) -> Metric:
-    """The catalog entry of name (an uncatalogued name gets an empty unit and itself as description)."""
-    return catalog().get(name) or Metric(name, "", name)
+    """The catalog entry of name, or of a series-only name (else an empty unit and itself as description)."""
+    return catalog().get(name) or SERIES_ONLY.get(name) or Metric(name, "", name)
 
 
 __all__ = ["Metric", "by_name", "catalog", "describe", "default_shown", "LOWER", "HIGHER", "NEITHER"]

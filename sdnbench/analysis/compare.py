@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass
 
 from ..results.store import ResultStore
@@ -29,6 +30,7 @@ class Cell:
     metric: str
     summary: Summary
     failed: int                     # repetitions that failed
+    values: tuple[float, ...] = ()  # one per measured repetition (significance tests need them)
 
 
 def params_text(params: dict) -> str:
@@ -71,7 +73,8 @@ def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, 
     for (row, ctrl, name), vals in values.items():
         s = summarize(vals)
         if s:
-            cells.append(Cell(row, ctrl, name, s, failed.get((row, ctrl), 0)))
+            finite = tuple(v for v in vals if v is not None and math.isfinite(v))
+            cells.append(Cell(row, ctrl, name, s, failed.get((row, ctrl), 0), finite))
     return cells, controllers, rows
 
 
@@ -80,19 +83,37 @@ def metrics_present(cells: list[Cell]) -> list[str]:
     return sorted({c.metric for c in cells})
 
 
-def to_rows(cells: list[Cell]) -> list[dict]:
-    """Long format: one dict per cell, for CSV and JSON."""
+def finite_or_none(value):
+    """value, or None where it is NaN or infinite (JSON has no NaN; CSV readers disagree on it)."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def to_rows(cells: list[Cell], marks: dict | None = None) -> list[dict]:
+    """Long format: one dict per cell, for CSV and JSON; the unit and better direction from the catalog.
+
+    marks (analysis.significance.against_baseline) adds each cell's verdict against the baseline column,
+    the ratio of the means and the test's adjusted p-value.
+    """
+    from ..metrics import describe
+
     out = []
     for c in cells:
         topology, workload, point = c.row
+        info = describe(c.metric)
+        stats = {k: finite_or_none(v) for k, v in c.summary.as_dict().items()}
         out.append({"topology": topology, "workload": workload, "params": point, "controller": c.controller,
-                    "metric": c.metric, **c.summary.as_dict(), "failed_repetitions": c.failed})
+                    "metric": c.metric, "unit": info.unit, "better": info.better, **stats,
+                    "failed_repetitions": c.failed})
+        if marks is not None:
+            m = marks.get((c.row, c.controller, c.metric))
+            out[-1].update({"vs_baseline": m.verdict if m else "", "ratio_to_baseline": m.ratio if m else None,
+                            "q_value": m.q_value if m else None})
     return out
 
 
-def to_csv(cells: list[Cell]) -> str:
-    """CSV text of the long format."""
-    rows = to_rows(cells)
+def to_csv(cells: list[Cell], marks: dict | None = None) -> str:
+    """CSV text of the long format (an empty field where a statistic has no value)."""
+    rows = to_rows(cells, marks)
     buf = io.StringIO()
     if rows:
         writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
@@ -101,6 +122,10 @@ def to_csv(cells: list[Cell]) -> str:
     return buf.getvalue()
 
 
-def to_json(cells: list[Cell]) -> str:
-    """JSON text of the long format."""
-    return json.dumps(to_rows(cells), indent=2, default=lambda x: None)
+def to_json(cells: list[Cell], marks: dict | None = None) -> str:
+    """JSON text of the long format: null instead of NaN, and why under "null_reasons"."""
+    rows = to_rows(cells, marks)
+    for row in rows:
+        if row["ci95"] is None and row["n"] == 1:
+            row["null_reasons"] = {"ci95": "one repetition: no confidence interval"}
+    return json.dumps(rows, indent=2, allow_nan=False)

@@ -45,20 +45,30 @@ def _cell(outcomes: list) -> str:
     return " / ".join(f"{text} ({n}/{len(outcomes)})" for text, n in texts.most_common())
 
 
-def render_stress(store: ResultStore) -> str:
-    """Text tables of stress outcomes (empty when the run has no stress phases)."""
-    blocks = []
+def stress_tables(store: ResultStore) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, body rows) of each topology x workload with stress phases (text and HTML reports)."""
+    tables = []
     for (topology, workload), by_ctrl in stress_outcomes(store).items():
-        from .stress import NAMES
-
         header = ["controller"] + [TITLES[s] for s in SCENARIOS]
         body = [[ctrl] + [_cell(by_ctrl[ctrl].get(s, [])) if by_ctrl[ctrl].get(s) else "-" for s in SCENARIOS]
                 for ctrl in by_ctrl]
-        widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
-        lines = [f"stress outcomes — {workload} on {topology} (against the load phase of each repetition)"]
-        lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-        lines.append("  ".join("-" * w for w in widths))
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
-        lines.append("; ".join(f"{k} {v}" for k, v in NAMES.items()) + "; thresholds in docs/attacks.md")
-        blocks.append("\n".join(lines))
+        tables.append((f"stress outcomes — {workload} on {topology} (against the load phase of each repetition)",
+                       header, body))
+    return tables
+
+
+def legend() -> str:
+    """What the outcome codes mean."""
+    from .stress import NAMES
+
+    return "; ".join(f"{k} {v}" for k, v in NAMES.items()) + "; thresholds in docs/attacks.md"
+
+
+def render_stress(store: ResultStore) -> str:
+    """Text tables of stress outcomes (empty when the run has no stress phases)."""
+    blocks = []
+    from .table import text_table
+
+    for title, header, body in stress_tables(store):
+        blocks.append("\n".join([title, *text_table(header, body), legend()]))
     return "\n\n".join(blocks)

@@ -32,9 +32,16 @@ def fmt_cell(cell: Cell | None) -> str:
     return f"{fmt_value(s.mean)}{ci}{failed}"
 
 
+def mark(change) -> str:
+    """' ▲' / ' ▼' / ' ◆' after a cell that differs significantly from the baseline column, else ''."""
+    from .significance import SYMBOLS
+
+    return f" {SYMBOLS[change.verdict]}" if change is not None and change.verdict in SYMBOLS else ""
+
+
 def render(cells: list[Cell], controllers: list[str], rows: list[tuple[str, str, str]],
-           metric: str) -> str:
-    """One metric as a text table."""
+           metric: str, marks: dict | None = None) -> str:
+    """One metric as a text table; marks: each cell against the baseline column (analysis.significance)."""
     index = {(c.row, c.controller): c for c in cells if c.metric == metric}
     if not index:
         return ""
@@ -45,23 +52,33 @@ def render(cells: list[Cell], controllers: list[str], rows: list[tuple[str, str,
     for row in rows:
         if not any((row, ctrl) in index for ctrl in controllers):
             continue
-        body.append(list(row) + [fmt_cell(index.get((row, ctrl))) for ctrl in controllers])
+        body.append(list(row) + [fmt_cell(index.get((row, ctrl))) + mark((marks or {}).get((row, ctrl, metric)))
+                                 for ctrl in controllers])
+    return "\n".join([f"{metric} [{unit}] — {desc}; mean ± 95% CI over repetitions", *text_table(header, body)])
+
+
+def text_table(header: list[str], body: list[list[str]]) -> list[str]:
+    """Lines of a left-aligned table: header, rule, rows."""
     widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
-    lines = [f"{metric} [{unit}] — {desc}; mean ± 95% CI over repetitions"]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
-    return "\n".join(lines)
+    return ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
+            "  ".join("-" * w for w in widths),
+            *("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body)]
 
 
-def render_all(cells: list[Cell], controllers: list[str], rows, metrics: list[str] | None = None) -> str:
-    """Tables of the chosen (or default) metrics, separated by blank lines."""
+def shown_metrics(cells: list[Cell], metrics: list[str] | None = None) -> list[str]:
+    """The metrics tables show: those asked for, else the catalog's default ones that have data."""
     present = {c.metric for c in cells}
-    chosen = metrics or [m for m in default_shown() if m in present]
-    return "\n\n".join(t for t in (render(cells, controllers, rows, m) for m in chosen) if t)
+    return metrics or [m for m in default_shown() if m in present]
 
 
-def render_report(store, comparison, metrics: list[str] | None = None) -> str:
+def render_all(cells: list[Cell], controllers: list[str], rows, metrics: list[str] | None = None,
+               marks: dict | None = None) -> str:
+    """Tables of the chosen (or default) metrics, separated by blank lines."""
+    tables = [t for t in (render(cells, controllers, rows, m, marks) for m in shown_metrics(cells, metrics)) if t]
+    return "\n\n".join(tables)
+
+
+def render_report(store, comparison, metrics: list[str] | None = None, marks: dict | None = None) -> str:
     """Everything a reader expects after a run: metric tables, then stress outcomes if any.
 
     comparison is sdnbench.analysis.compare.compare(store), computed once by the caller.
@@ -69,7 +86,7 @@ def render_report(store, comparison, metrics: list[str] | None = None) -> str:
     from .stress_table import render_stress
 
     cells, controllers, rows = comparison
-    parts = [render_all(cells, controllers, rows, metrics)]
+    parts = [render_all(cells, controllers, rows, metrics, marks)]
     if not metrics:
         parts.append(render_stress(store))
     return "\n\n".join(p for p in parts if p) or "no measurements stored yet"

@@ -11,7 +11,7 @@ import importlib
 from .base import Report
 
 #: Modules of this package that define a report; the first is the default.
-REPORT_MODULES = ("table", "csv", "json")
+REPORT_MODULES = ("table", "csv", "json", "html")
 
 REPORTS: dict[str, Report] = {
     r.name: r for r in (importlib.import_module(f"{__name__}.{m}").REPORT for m in REPORT_MODULES)}

@@ -14,5 +14,8 @@ class Report(ABC):
     description: str = ""
 
     @abstractmethod
-    def render(self, store, comparison, metrics: list[str] | None = None) -> str:
-        """The report as text; metrics limits it to those metrics (None: the catalog's default ones)."""
+    def render(self, store, comparison, metrics: list[str] | None = None, marks: dict | None = None) -> str:
+        """The report as text; metrics limits it to those metrics (None: the catalog's default ones).
+
+        marks: analysis.significance.against_baseline(...), each cell against a baseline column, or None.
+        """

@@ -10,8 +10,8 @@ class CsvReport(Report):
     name = "csv"
     description = "long-format CSV: topology, workload, params, controller, metric, n, mean, sd, ci95, ..."
 
-    def render(self, store, comparison, metrics=None) -> str:
-        return to_csv([c for c in comparison[0] if not metrics or c.metric in metrics])
+    def render(self, store, comparison, metrics=None, marks=None) -> str:
+        return to_csv([c for c in comparison[0] if not metrics or c.metric in metrics], marks)
 
 
 REPORT = CsvReport()

@@ -10,8 +10,8 @@ class JsonReport(Report):
     name = "json"
     description = "the CSV report's rows as a JSON list"
 
-    def render(self, store, comparison, metrics=None) -> str:
-        return to_json([c for c in comparison[0] if not metrics or c.metric in metrics])
+    def render(self, store, comparison, metrics=None, marks=None) -> str:
+        return to_json([c for c in comparison[0] if not metrics or c.metric in metrics], marks)
 
 
 REPORT = JsonReport()

@@ -10,8 +10,8 @@ class TableReport(Report):
     name = "table"
     description = "one text table per metric, controllers as columns (the default)"
 
-    def render(self, store, comparison, metrics=None) -> str:
-        return render_report(store, comparison, metrics)
+    def render(self, store, comparison, metrics=None, marks=None) -> str:
+        return render_report(store, comparison, metrics, marks)
 
 
 REPORT = TableReport()

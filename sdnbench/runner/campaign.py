@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .. import __version__
 from ..config.loader import Experiment
@@ -32,12 +32,32 @@ from .trial import Testbed, record, run_trial
 
 @dataclass
 class Progress:
-    """Prints one line per trial with counts and the time left."""
+    """One line per trial with counts and the time left; on a terminal, also a progress bar below them.
+
+    The bar (tqdm) is drawn only when stderr is a terminal and lines go to the default output, so logs,
+    pipes and tests keep exactly the lines.
+    """
 
     total: int
-    out: Callable[[str], None] = field(default=lambda m: print(m, file=sys.stderr, flush=True))
+    out: Callable[[str], None] | None = None
     done: int = 0
     started: float = field(default_factory=time.monotonic)
+    stream: Any = None      # where the bar and default lines go (sys.stderr)
+    bar: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self):
+        self.stream = self.stream or sys.stderr
+        if self.out is None:
+            if self.stream.isatty() and self.total:
+                from tqdm import tqdm
+
+                # smoothing=0: time left from the mean trial time so far, as the lines say it
+                self.bar = tqdm(total=self.total, file=self.stream, unit="trial", smoothing=0, dynamic_ncols=True,
+                                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} trials [{elapsed} elapsed, "
+                                           "{remaining} left]")
+                self.out = lambda line: self.bar.write(line, file=self.stream)   # above the bar
+            else:
+                self.out = self._print
 
     def trial(self, trial: Trial, status: str, seconds: float, summary: str = "") -> None:
         """Report a finished trial."""
@@ -48,10 +68,18 @@ class Progress:
         self.out(f"[{self.done}/{self.total}] {trial.controller.label} {trial.topology} "
                  f"{trial.workload['name']} {point} rep {trial.repetition}: {status} "
                  f"({seconds:.1f} s{', ' + summary if summary else ''}) ~{left:.0f} s left")
+        if self.bar is not None:
+            self.bar.update(1)
+            if self.done >= self.total:
+                self.bar.close()
+                self.bar, self.out = None, self._print
 
     def note(self, message: str) -> None:
         """A line about setup or teardown."""
         self.out(f"  {message}")
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
 
 class CampaignStopped(SdnbenchError):

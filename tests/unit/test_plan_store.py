@@ -99,7 +99,7 @@ def test_series_export_names_each_point(tmp_path):
                      [FlowResult("f0", "native", {}, [{"t_s": 0.1, "throughput_bps": 5.0, "jitter_ms": 0.2}])])
     out = tmp_path / "series.csv"
     assert main(["results", str(tmp_path), "--series", str(out), "--metric", "throughput_bps"]) == 0
-    assert out.read_text().splitlines()[1:] == ["osken,single-4,udp,size_bytes=128,1,f0,0.1,throughput_bps,5.0"]
+    assert out.read_text().splitlines()[1:] == ["osken,single-4,udp,size_bytes=128,1,f0,0.1,throughput_bps,bit/s,5.0"]
 
 
 def test_southbound_datapaths_cover_every_emulated_switch():
