@@ -276,13 +276,14 @@ pub fn run_udp(cfg: &UdpSendConfig) -> Result<i32, String> {
     }
     let end = sys::realtime_ns();
     let boot = sys::boot_id();
-    for round in 0..3 {
+    // The FIN carries the sender's count and boot id (without it one-way delay is withheld): send it
+    // five times, spread over ~75 ms, so that a queue overflowing at the end of a saturated flow
+    // rarely swallows every copy. The receiver's linger (200 ms by default) waits for them.
+    for gap_ms in [1u64, 4, 20, 50, 0] {
         for f in flows.iter_mut() {
             f.send_fin(&cfg.dst, &boot);
         }
-        if round < 2 {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        std::thread::sleep(std::time::Duration::from_millis(gap_ms));
     }
     let mut code = 0;
     let mut echo_results = Vec::new();
