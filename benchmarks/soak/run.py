@@ -74,12 +74,11 @@ def soak(controllers: list[str], engines: list[str], reps: int, out: Path) -> bo
         print(f"group {len(rows)}: {rows[-1]['controller']} {rows[-1]['topology']}, rss {now.rss_mb:.1f} MB, "
               f"leaks: {rows[-1]['leaks'] or 'none'}", file=sys.stderr, flush=True)
 
-    try:
-        store = run_campaign(exp, workdir / "run", progress_out=lambda line: None, after_group=check)
-        trials = store.trials()
-        store.close()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    # On an error the run directory stays: its manifest is what `sdnbench clean` needs.
+    store = run_campaign(exp, workdir / "run", progress_out=lambda line: None, after_group=check)
+    trials = store.trials()
+    store.close()
+    shutil.rmtree(workdir, ignore_errors=True)
     failed = [t for t in trials if t.status != "ok"]
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "results.csv", "w", newline="") as f:
