@@ -89,6 +89,8 @@ def _cmd_run(args) -> int:
         print(f"{rundir} already holds a run; use --resume to finish it or another --out", file=sys.stderr)
         return 2
     t0 = time.monotonic()
+    if args.calibrate:
+        _calibrate_missing(exp, rundir / "calibration")
     try:
         store = run_campaign(exp, rundir, resume=args.resume)
     except KeyboardInterrupt:
@@ -137,7 +139,7 @@ def _cmd_results(args) -> int:
         _export_series(store, Path(args.series), metrics)
         print(f"wrote {args.series}", file=sys.stderr)
         return 0
-    comparison = compare(store)
+    comparison = compare(store, hide_invalid=args.hide_invalid)
     marks = _baseline_marks(args, comparison, metrics) if args.baseline else None
     print(REPORTS[args.format].render(store, comparison, metrics, marks))
     if marks is not None and args.format == DEFAULT_REPORT:
@@ -249,6 +251,53 @@ def _cmd_clean(args) -> int:
     return 0
 
 
+def _cmd_calibrate(args) -> int:
+    from . import calibration
+    from .config.loader import load_experiment
+    from .topology import topology_label
+
+    exp = load_experiment(args.file)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else None
+    todo = ([(spec, sizes or calibration.experiment_sizes(exp)) for spec in exp.topologies] if args.force
+            else calibration.missing(exp, sizes))
+    if not todo:
+        print("every topology and packet size of this experiment is calibrated here (--force measures again)")
+    rundir = Path(args.dir) if args.dir else Path("runs") / time.strftime("%Y%m%d-%H%M%S-calibrate")
+    for spec, spec_sizes in todo:
+        calibration.calibrate(spec, exp.network, spec_sizes, rundir / topology_label(spec), args.duration,
+                              say=lambda line: print(line, file=sys.stderr, flush=True), base_dir=exp.path.parent)
+    _print_envelopes(exp)
+    return 0
+
+
+def _calibrate_missing(exp, workdir: Path) -> None:
+    """Measure the envelopes exp's topologies and sizes lack here (run --calibrate)."""
+    from . import calibration
+    from .topology import topology_label
+
+    for spec, sizes in calibration.missing(exp):
+        print(f"calibrating {topology_label(spec)} ({', '.join(map(str, sizes))} B)", file=sys.stderr, flush=True)
+        calibration.calibrate(spec, exp.network, sizes, workdir / topology_label(spec),
+                              say=lambda line: print(line, file=sys.stderr, flush=True), base_dir=exp.path.parent)
+
+
+def _print_envelopes(exp) -> None:
+    """The stored envelopes of exp's topologies on this machine and data plane."""
+    from . import calibration
+    from .analysis.table import text_table
+    from .topology import topology_label
+
+    stored, body = calibration.load(), []
+    for spec in exp.topologies:
+        plane = calibration.data_plane_of(exp, spec)
+        for size in calibration.experiment_sizes(exp):
+            e = calibration.lookup(plane, topology_label(spec), size, stored)
+            body.append([topology_label(spec), str(size), f"{e.zero_loss_pps:,.0f}" if e else "not calibrated",
+                         f"{e.first_lossy_pps:,.0f}" if e and e.first_lossy_pps else "-"])
+    print("\n".join(["zero-loss envelope (< 0.1 % loss, no controller) on this machine and data plane",
+                     *text_table(["topology", "payload B", "zero-loss packets/s", "first lossy packets/s"], body)]))
+
+
 def _cmd_schema(args) -> int:
     if args.markdown:
         from .config.reference import markdown_reference
@@ -284,14 +333,33 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Ctrl-C cleans up and keeps what was measured.")
     c.add_argument("file")
     c.add_argument("--out", metavar="RUNDIR", help="run directory (default: runs/<timestamp>-<name>)")
+    c.add_argument("--calibrate", action="store_true",
+                   help="first measure the zero-loss envelope of any topology and packet size not yet calibrated "
+                        "on this machine (see `sdnbench calibrate`)")
     c.add_argument("--resume", action="store_true", help="finish the run in --out: skip trials stored as ok")
     c.set_defaults(func=_cmd_run)
+
+    c = sub.add_parser("calibrate", help="measure this machine's zero-loss envelope for an experiment's "
+                                         "topologies and packet sizes (no controller)",
+                       description="For each topology of the experiment and each payload size its flows use, "
+                                   "find the highest UDP packet rate from the first host to the last that loses "
+                                   "under 0.1 %, with switches forwarding on their own, on the experiment's data "
+                                   "plane. Trials that offer more are marked as measuring the testbed (†). "
+                                   "Envelopes are kept per machine and data plane; `doctor` lists them.")
+    c.add_argument("file")
+    c.add_argument("--sizes", help="payload sizes in bytes, comma-separated (default: those of the flows)")
+    c.add_argument("--duration", type=float, default=2.0, metavar="SECONDS", help="length of each step (default 2)")
+    c.add_argument("--force", action="store_true", help="measure again what is already calibrated")
+    c.add_argument("--dir", metavar="DIR", help="work directory (default runs/<time>-calibrate)")
+    c.set_defaults(func=_cmd_calibrate)
 
     c = sub.add_parser("results", help="comparison tables of a run; exports summary.csv and summary.json")
     c.add_argument("rundir")
     c.add_argument("--metric", action="append", help="metric to show (repeatable), e.g. loss_pct")
     c.add_argument("--format", choices=list(REPORTS), default=DEFAULT_REPORT,
                    help="; ".join(f"{name}: {r.description}" for name, r in REPORTS.items()))
+    c.add_argument("--hide-invalid", action="store_true",
+                   help="leave repetitions in which the testbed saturated (marked †) out of the statistics")
     c.add_argument("--series", metavar="CSV", help="write every per-interval series point to CSV instead")
     c.add_argument("--baseline", metavar="CONTROLLER",
                    help="mark each cell that differs significantly from this controller's column")

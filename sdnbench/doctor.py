@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import time
 
 from .emulation import capabilities
 from .emulation.capabilities import Capability
@@ -88,4 +90,24 @@ def report(say=print) -> int:
     say(f"\nnetworks will use the {note}.")
     if not capabilities.qdisc_available("netem").ok:
         say("link delay_ms / loss_pct cannot be emulated here (no netem); bw_mbps works (HTB).")
+    _envelopes(say)
     return gaps
+
+
+def _envelopes(say) -> None:
+    """This machine's calibrated zero-loss envelopes (sdnbench calibrate), by data plane."""
+    from . import calibration
+
+    mine = [e for e in calibration.load() if e.machine == calibration.machine_key()]
+    if not mine:
+        say("\nno zero-loss envelope measured on this machine yet: `sdnbench calibrate FILE` (or "
+            "`sdnbench run FILE --calibrate`) measures it, so that saturated trials are marked.")
+        return
+    say("\nzero-loss envelopes on this machine (< 0.1 % loss, first host to last, no controller):")
+    for plane in dict.fromkeys(e.data_plane for e in mine):
+        described = json.loads(plane)
+        say("  " + ", ".join(f"{k} {v}" for k, v in described.items() if k in ("switch", "datapath", "links", "ports",
+                                                                           "switch_links")))
+        for e in sorted((e for e in mine if e.data_plane == plane), key=lambda e: (e.topology, e.size_bytes)):
+            say(f"    {e.topology:<16} {e.size_bytes:>6} B  {e.zero_loss_pps:>12,.0f} packets/s  "
+                f"(measured {time.strftime('%Y-%m-%d', time.localtime(e.measured_at))})")

@@ -31,6 +31,8 @@ class Cell:
     summary: Summary
     failed: int                     # repetitions that failed
     values: tuple[float, ...] = ()  # one per measured repetition (significance tests need them)
+    invalid: int = 0                # measured repetitions in which the testbed saturated
+    invalid_reasons: tuple[str, ...] = ()   # why, distinct, in the order met
 
 
 def params_text(params: dict) -> str:
@@ -43,12 +45,17 @@ def row_key(topology: str, workload: str, params: dict) -> tuple[str, str, str]:
     return (topology, workload, params_text(params))
 
 
-def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, str, str]]]:
-    """All cells, plus controllers and rows in plan order."""
+def compare(store: ResultStore, hide_invalid: bool = False) -> tuple[list[Cell], list[str], list[tuple[str, str, str]]]:
+    """All cells, plus controllers and rows in plan order.
+
+    Repetitions in which the testbed saturated (TrialRecord.invalid) count in a cell, and the cell
+    says how many and why; with hide_invalid they are left out of its statistics instead.
+    """
     from ..runner.monitor import MONITOR_METRICS as testbed
 
     values: dict[tuple, list[float]] = {}
     failed: dict[tuple, int] = {}
+    invalid: dict[tuple, list[str]] = {}
     controllers: list[str] = []
     rows: list[tuple[str, str, str]] = []
     for trial in store.trials():
@@ -60,6 +67,10 @@ def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, 
         if trial.status != "ok":
             failed[(row, trial.controller)] = failed.get((row, trial.controller), 0) + 1
             continue
+        if trial.invalid:
+            invalid.setdefault((row, trial.controller), []).append("; ".join(trial.invalid))
+            if hide_invalid:
+                continue
         per_metric: dict[str, list[float]] = {}
         for flow_metrics in store.metrics(trial.key).values():
             for name, value in flow_metrics.items():
@@ -74,7 +85,9 @@ def compare(store: ResultStore) -> tuple[list[Cell], list[str], list[tuple[str, 
         s = summarize(vals)
         if s:
             finite = tuple(v for v in vals if v is not None and math.isfinite(v))
-            cells.append(Cell(row, ctrl, name, s, failed.get((row, ctrl), 0), finite))
+            why = invalid.get((row, ctrl), [])
+            cells.append(Cell(row, ctrl, name, s, failed.get((row, ctrl), 0), finite, len(why),
+                              tuple(dict.fromkeys(why))))
     return cells, controllers, rows
 
 
@@ -103,7 +116,8 @@ def to_rows(cells: list[Cell], marks: dict | None = None) -> list[dict]:
         stats = {k: finite_or_none(v) for k, v in c.summary.as_dict().items()}
         out.append({"topology": topology, "workload": workload, "params": point, "controller": c.controller,
                     "metric": c.metric, "unit": info.unit, "better": info.better, **stats,
-                    "failed_repetitions": c.failed})
+                    "failed_repetitions": c.failed, "valid": c.invalid == 0,
+                    "invalid_repetitions": c.invalid, "invalid_reasons": " / ".join(c.invalid_reasons)})
         if marks is not None:
             m = marks.get((c.row, c.controller, c.metric))
             out[-1].update({"vs_baseline": m.verdict if m else "", "ratio_to_baseline": m.ratio if m else None,

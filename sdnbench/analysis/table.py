@@ -22,6 +22,25 @@ def fmt_value(v: float) -> str:
     return f"{v:.3g}"
 
 
+#: After a cell: that many of its repetitions measured a saturated testbed (see LEGEND).
+SATURATED_SIGN = "†"
+
+
+def legend(cells: list[Cell]) -> str:
+    """What the marks in the tables mean, and why cells were marked; '' when nothing was."""
+    lines = []
+    if any(c.failed for c in cells):
+        lines.append("!N  N repetitions failed (stored with the error; `sdnbench run FILE --out RUN --resume` "
+                     "runs them again)")
+    reasons = list(dict.fromkeys(r for c in cells for r in c.invalid_reasons))
+    if reasons:
+        lines.append(f"{SATURATED_SIGN}N  N repetitions measured the testbed, not the controller "
+                     "(`results --hide-invalid` leaves them out of the statistics; the CSV/JSON `valid` and "
+                     "`invalid_reasons` columns say which):")
+        lines += [f"      {r}" for r in reasons[:8]] + ([f"      ... and {len(reasons) - 8} more"] if len(reasons) > 8 else [])
+    return "\n".join(lines)
+
+
 def fmt_cell(cell: Cell | None) -> str:
     """'mean ± ci95 (n)' or '-'."""
     if cell is None:
@@ -29,7 +48,8 @@ def fmt_cell(cell: Cell | None) -> str:
     s = cell.summary
     ci = "" if math.isnan(s.ci95) else f" ± {fmt_value(s.ci95)}"
     failed = f" !{cell.failed}" if cell.failed else ""
-    return f"{fmt_value(s.mean)}{ci}{failed}"
+    saturated = f" {SATURATED_SIGN}{cell.invalid}" if cell.invalid else ""
+    return f"{fmt_value(s.mean)}{ci}{failed}{saturated}"
 
 
 def mark(change) -> str:
@@ -86,7 +106,7 @@ def render_report(store, comparison, metrics: list[str] | None = None, marks: di
     from .stress_table import render_stress
 
     cells, controllers, rows = comparison
-    parts = [render_all(cells, controllers, rows, metrics, marks)]
+    parts = [render_all(cells, controllers, rows, metrics, marks), legend(cells)]
     if not metrics:
         parts.append(render_stress(store))
     return "\n\n".join(p for p in parts if p) or "no measurements stored yet"

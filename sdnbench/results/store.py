@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS trial (
     controller TEXT NOT NULL, topology TEXT NOT NULL, workload TEXT NOT NULL,
     params TEXT NOT NULL, repetition INTEGER NOT NULL, seq INTEGER NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('ok', 'failed')), error TEXT,
-    started_at REAL, ended_at REAL, timings TEXT, environment TEXT);
+    started_at REAL, ended_at REAL, timings TEXT, environment TEXT, invalid TEXT);
 CREATE TABLE IF NOT EXISTS metric (
     trial_key TEXT NOT NULL REFERENCES trial(key) ON DELETE CASCADE,
     flow_id TEXT NOT NULL, engine TEXT NOT NULL, name TEXT NOT NULL, value REAL,
@@ -65,6 +65,12 @@ class TrialRecord:
     ended_at: float | None = None
     timings: dict | None = None
     environment: dict | None = None
+    invalid: list[str] | None = None   # why an ok trial measured the testbed, not the controller
+
+    @property
+    def valid(self) -> bool:
+        """An ok trial whose testbed did not saturate."""
+        return self.status == "ok" and not self.invalid
 
 
 class ResultStore:
@@ -76,6 +82,10 @@ class ResultStore:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.executescript(SCHEMA)
+        # Stores written before trials carried validity get the column (NULL: not judged).
+        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(trial)")}
+        if "invalid" not in columns:
+            self.conn.execute("ALTER TABLE trial ADD COLUMN invalid TEXT")
 
     @classmethod
     def in_rundir(cls, rundir: Path) -> "ResultStore":
@@ -109,10 +119,11 @@ class ResultStore:
         with self.conn:
             self.conn.execute("DELETE FROM trial WHERE key = ?", (rec.key,))
             self.conn.execute(
-                "INSERT INTO trial VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO trial VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (rec.key, rec.controller, rec.topology, rec.workload, json.dumps(rec.params, sort_keys=True),
                  rec.repetition, rec.seq, rec.status, rec.error, rec.started_at, rec.ended_at,
-                 json.dumps(rec.timings or {}), json.dumps(rec.environment or {})))
+                 json.dumps(rec.timings or {}), json.dumps(rec.environment or {}),
+                 json.dumps(rec.invalid) if rec.invalid else None))
             for fr in flows:
                 self.conn.executemany(
                     "INSERT INTO metric VALUES (?,?,?,?,?)",
@@ -145,7 +156,8 @@ class ResultStore:
         """All trials in plan order."""
         rows = self.conn.execute("SELECT * FROM trial ORDER BY seq").fetchall()
         return [TrialRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], r[9], r[10],
-                            json.loads(r[11] or "{}"), json.loads(r[12] or "{}")) for r in rows]
+                            json.loads(r[11] or "{}"), json.loads(r[12] or "{}"), json.loads(r[13] or "[]"))
+                for r in rows]
 
     def metrics(self, trial_key: str) -> dict[str, dict[str, float]]:
         """flow_id -> {metric: value} of one trial."""

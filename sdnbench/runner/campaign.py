@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import __version__
+from .. import __version__, calibration
 from ..config.loader import Experiment
 from ..controllers import make_adapter
 from ..emulation.lock import NetworkLock
@@ -183,7 +183,8 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
         setup_s = time.monotonic() - setup_t0
         what = f"{first.graph.summary()}, {net.datapath} datapath" if net else "southbound load"
         progress.note(f"{spec.label} on {first.topology}: {what}, ready in {setup_s:.1f} s")
-        bed = Testbed(net, adapter, rundir, store, env, controller_dir)
+        bed = Testbed(net, adapter, rundir, store, env, controller_dir,
+                      calibration.data_plane_key(net.describe()) if net else None)
         for i, trial in enumerate(trials):
             outcome = run_trial(trial, bed, progress, setup_s if i == 0 else 0.0)
             if outcome.broken and i + 1 < len(trials):

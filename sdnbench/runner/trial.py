@@ -22,6 +22,7 @@ from ..workloads.base import FlowResult, TrialContext
 from .health import HealthWatch, testbed_problems
 from .monitor import CpuMonitor
 from .plan import Trial
+from .saturation import invalid_reasons
 
 #: Seconds after a planned outage ends during which problems still count as part of it
 #: (switch sessions come back within OVS's 1 s reconnect backoff).
@@ -38,6 +39,7 @@ class Testbed:
     store: ResultStore
     env: dict                   # the environment record every trial of the group starts from
     controller_dir: Path        # where the controller writes its logs (also on restarts)
+    data_plane: str | None = None   # calibration.data_plane_key of the network, for its envelopes
 
 
 @dataclass
@@ -104,12 +106,14 @@ def run_trial(trial: Trial, bed: Testbed, progress, setup_s: float) -> TrialOutc
         return _failed(trial, bed, "testbed failed during the trial: " + "; ".join(broken), started, t0,
                        setup_s, progress, faults.run, timings=timings)
     errors = [e for r in results for e in r.errors]
+    ok = record(trial, "ok", "; ".join(errors) or None, {**bed.env, **tool_env}, timings, started)
+    ok.invalid = invalid_reasons(trial, results, timings, bed.data_plane)
     try:
-        store.save_trial(record(trial, "ok", "; ".join(errors) or None, {**bed.env, **tool_env}, timings, started),
-                         results, events=faults.run.events)
+        store.save_trial(ok, results, events=faults.run.events)
     except UncataloguedMetric as exc:   # a bug: keep the trial as failed and go on
         return _failed(trial, bed, f"internal error: {exc}", started, t0, setup_s, progress, faults.run)
-    progress.trial(trial, "ok", timings["trial_s"], trial.wtype.headline(results))
+    mark = f" [not valid: {ok.invalid[0]}]" if ok.invalid else ""
+    progress.trial(trial, "ok", timings["trial_s"], trial.wtype.headline(results) + mark)
     if left_down:
         return TrialOutcome("ok", broken="the fault schedule left the controller down", planned=True)
     return TrialOutcome("ok")
