@@ -5,7 +5,8 @@ set -euo pipefail
 
 PACKAGES=(openvswitch-switch openvswitch-testcontroller mininet d-itg iperf3 iperf
           iputils-ping ethtool iproute2 nftables hping3 python3-venv procps util-linux
-          build-essential pkg-config)
+          build-essential pkg-config
+          chromium influxdb)   # the dashboard's browser test; the InfluxDB export's integration test
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -27,6 +27,7 @@ typical use:
   sdnbench results runs/<timestamp>          comparison tables, CSV and JSON
   sdnbench report runs/<timestamp>           HTML report with figures (PNG, SVG)
   sdnbench compare runs/A runs/B             what changed between two runs (exit 1: a regression)
+  sdnbench run FILE --dashboard              watch it at http://127.0.0.1:8765/ (or: sdnbench dashboard RUN)
   sdnbench clean                         remove what a killed run left behind
 """
 
@@ -72,6 +73,7 @@ def _cmd_run(args) -> int:
     from .analysis.compare import compare
     from .analysis.table import render_report
     from .config.loader import load_experiment
+    from .dashboard.cli import watching
     from .runner.campaign import run_campaign
     from .runner.preflight import preflight
 
@@ -92,7 +94,8 @@ def _cmd_run(args) -> int:
     if args.calibrate:
         _calibrate_missing(exp, rundir / "calibration")
     try:
-        store = run_campaign(exp, rundir, resume=args.resume)
+        with watching(args, rundir) as observer:
+            store = run_campaign(exp, rundir, resume=args.resume, observer=observer)
     except KeyboardInterrupt:
         print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file} "
               f"--out {rundir} --resume", file=sys.stderr)
@@ -312,7 +315,9 @@ def _cmd_schema(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
+    from .dashboard import cli as live
     from .report import REPORTS
+
     p = argparse.ArgumentParser(prog="sdnbench", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"sdnbench {__version__}")
@@ -337,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="first measure the zero-loss envelope of any topology and packet size not yet calibrated "
                         "on this machine (see `sdnbench calibrate`)")
     c.add_argument("--resume", action="store_true", help="finish the run in --out: skip trials stored as ok")
+    live.add_run_options(c)
     c.set_defaults(func=_cmd_run)
 
     c = sub.add_parser("calibrate", help="measure this machine's zero-loss envelope for an experiment's "
@@ -416,6 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long instead of waiting")
     c.add_argument("--dir", metavar="DIR", help="logs and manifest (default runs/<time>-controller-<kind>)")
     c.set_defaults(func=_cmd_controller)
+
+    live.add_commands(sub)
 
     c = sub.add_parser("doctor", help="what this machine can do, with a fix for each gap")
     c.set_defaults(func=_cmd_doctor)

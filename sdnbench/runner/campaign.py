@@ -26,6 +26,7 @@ from ..procs import ProcessTracker
 from ..results.store import ResultStore
 from . import registry
 from .environment import fingerprint
+from .observer import CampaignObserver, Observers
 from .plan import Trial, estimate_seconds, expand
 from .trial import Testbed, record, run_trial
 
@@ -43,6 +44,7 @@ class Progress:
     done: int = 0
     started: float = field(default_factory=time.monotonic)
     stream: Any = None      # where the bar and default lines go (sys.stderr)
+    observer: CampaignObserver = field(default_factory=CampaignObserver)   # told of each trial's start and end
     bar: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
@@ -59,9 +61,14 @@ class Progress:
             else:
                 self.out = self._print
 
+    def start(self, trial: Trial) -> None:
+        """A trial begins (only observers hear of it)."""
+        self.observer.trial_started(trial)
+
     def trial(self, trial: Trial, status: str, seconds: float, summary: str = "") -> None:
         """Report a finished trial."""
         self.done += 1
+        self.observer.trial_ended(trial, status, seconds, summary)
         elapsed = time.monotonic() - self.started
         left = elapsed / self.done * (self.total - self.done)
         point = " ".join(f"{k}={v}" for k, v in trial.sweep_point.items())
@@ -93,18 +100,20 @@ class Terminated(BaseException):
 
 def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
                  progress_out: Callable[[str], None] | None = None,
-                 after_group: Callable[[list[Trial]], None] | None = None) -> ResultStore:
+                 after_group: Callable[[list[Trial]], None] | None = None,
+                 observer: CampaignObserver | None = None) -> ResultStore:
     """Run (or resume) every trial of exp into rundir; returns the open store.
 
     after_group is called with each group's trials once its network and controller are gone
-    (the soak checks for leaks there)."""
+    (the soak checks for leaks there); observer hears of each trial's start and end (the dashboard)."""
     rundir.mkdir(parents=True, exist_ok=True)
     store = ResultStore.in_rundir(rundir)
     store.save_campaign(exp.name, str(exp.path), exp.path.read_text(), __version__)
     trials = expand(exp)
     done = store.done_keys() if resume else set()
     todo = [t for t in trials if t.key not in done]
-    progress = Progress(len(todo)) if progress_out is None else Progress(len(todo), progress_out)
+    observer = Observers(observer)
+    progress = Progress(len(todo), progress_out, observer=observer)
     progress.note(f"{len(trials)} trials, {len(trials) - len(todo)} already stored, "
                   f"~{estimate_seconds(todo, exp.restart, exp.cooldown_s):.0f} s estimated; results in {rundir}")
     manifest = Manifest(rundir)
@@ -114,13 +123,15 @@ def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
     old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     # One campaign at a time per machine: networks share interface names, controllers ports.
     lock = NetworkLock()
-    lock.acquire(say=progress.note)
+    observer.campaign_started(rundir, len(todo), len(trials) - len(todo))
     try:
+        lock.acquire(say=progress.note)
         for group in _groups(todo, exp.restart):
             _run_group(exp, group, rundir, manifest, store, progress)
             if after_group is not None:
                 after_group(group)
     finally:
+        observer.campaign_ended()
         lock.release()
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGINT, old_int)

@@ -73,6 +73,7 @@ def run_trial(trial: Trial, bed: Testbed, progress, setup_s: float) -> TrialOutc
     workdir = bed.rundir / "trials" / f"{trial.seq:05d}"
     workdir.mkdir(parents=True, exist_ok=True)
     started, t0 = time.time(), time.monotonic()
+    progress.start(trial)
     adapter, net, store = bed.adapter, bed.net, bed.store
     before = testbed_problems(adapter, net, northbound=_northbound(trial, adapter))
     if before:
