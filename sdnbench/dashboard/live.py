@@ -52,6 +52,7 @@ class LiveRun(CampaignObserver):
         self.last_values: dict[tuple, float] = {}   # (trial label, flow, metric) -> last point of the latest trial
         self._seen: dict[str, float | None] = {}     # trial key -> ended_at already read
         self._stored_seconds: list[float] = []
+        self._last_end: float | None = None   # of the stored trials, when progress is read from the store
         self._wake, self._stop = threading.Event(), threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -89,13 +90,14 @@ class LiveRun(CampaignObserver):
         """done, total, failed, seconds elapsed and left, finished."""
         with self._lock:
             done, total = self.done, self.total
-            elapsed = time.time() - self.started
+            finished = self.finished or (total is not None and done >= total)
+            # a run read from its store ran from its first trial's start to its last trial's end
+            elapsed = (self._last_end if finished and self._last_end else time.time()) - self.started
             if self.observed:
                 per_trial = elapsed / done if done else None
             else:
                 per_trial = (sum(self._stored_seconds) / len(self._stored_seconds)) if self._stored_seconds else None
             left = None if per_trial is None or total is None else max(0.0, per_trial * (total - done))
-            finished = self.finished or (total is not None and done >= total)
             return {"done": done, "total": total, "failed": self.failed, "elapsed_s": elapsed,
                     "left_s": 0.0 if finished else left, "finished": finished}
 
@@ -166,7 +168,11 @@ class LiveRun(CampaignObserver):
             if not self.observed:
                 trials = store.trials()
                 self.done, self.failed = len(trials), sum(t.status != "ok" for t in trials)
-                self._stored_seconds = [t.ended_at - t.started_at for t in trials if t.started_at and t.ended_at]
+                timed = [t for t in trials if t.started_at and t.ended_at]
+                self._stored_seconds = [t.ended_at - t.started_at for t in timed]
+                if timed:
+                    self.started = min(t.started_at for t in timed)
+                    self._last_end = max(t.ended_at for t in timed)
                 self.finished = not _active(self.rundir)
         if not self.observed:
             self._publish_progress()
