@@ -141,6 +141,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
             net.start()
             if not adapter.standalone:
                 net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
+                env.update(adapter.network_ready(net))
             _check_reachable(net, trials)
         env["controller_endpoints"] = adapter.endpoints()
         setup_s = time.monotonic() - setup_t0
