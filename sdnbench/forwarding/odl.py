@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import urllib.parse
 
-from ..errors import ControllerError
-from ..restclient import RestClient
 from .programmer import FlowProgrammer
 from .rules import ETH_TYPE_ARP, FORWARDING_COOKIE, Rule
 
@@ -70,17 +68,9 @@ class OdlFlowProgrammer(FlowProgrammer):
 
     api = "opendaylight-restconf"
 
-    def __init__(self, client: RestClient):
-        self.client = client
-
     def write(self, dpid: int, rules: list[Rule]) -> None:
         """Merge rules into switch dpid's table 0 of the config datastore."""
-        try:
-            reply = self.client.request("PATCH", table_path(dpid), table_body(rules))
-        except OSError as exc:
-            raise ControllerError(f"{self.api}: writing flows of openflow:{dpid} failed: {exc}") from None
-        if not reply.ok:
-            raise ControllerError(f"{self.api}: writing flows of openflow:{dpid} refused: {reply.brief()}")
+        self.send(f"writing flows of openflow:{dpid}", "PATCH", table_path(dpid), table_body(rules))
 
     def installed(self, dpid: int) -> set[str]:
         """Ids of sdnbench flows in switch dpid's operational table 0."""
@@ -94,9 +84,7 @@ class OdlFlowProgrammer(FlowProgrammer):
 
     def remove(self, dpid: int) -> None:
         """Delete the sdnbench flows of switch dpid from the config datastore, one by one."""
-        try:
-            reply = self.client.get(table_path(dpid) + "?content=config")
-            for flow_id in sorted(i for i in flow_ids(reply.json() if reply.ok else None) if i.startswith(PREFIX)):
-                self.client.request("DELETE", flow_path(dpid, flow_id))
-        except OSError as exc:
-            raise ControllerError(f"{self.api}: removing flows of openflow:{dpid} failed: {exc}") from None
+        what = f"removing flows of openflow:{dpid}"
+        flows = flow_ids(self.send(what, "GET", table_path(dpid) + "?content=config").json())
+        for flow_id in sorted(i for i in flows if i.startswith(PREFIX)):
+            self.send(what, "DELETE", flow_path(dpid, flow_id))

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from ..errors import ControllerError
+from ..restclient import Reply, RestClient
 from ..topology.graph import TopologyGraph
 from .rules import Rule, by_switch, forwarding_rules
 
@@ -23,6 +24,19 @@ class FlowProgrammer(ABC):
 
     #: Name recorded with the trials (e.g. "opendaylight-restconf").
     api: str = ""
+
+    def __init__(self, client: RestClient):
+        self.client = client
+
+    def send(self, what: str, method: str, path: str, body=None) -> Reply:
+        """One request; ControllerError naming `what` when no answer comes or the answer is not 2xx."""
+        try:
+            reply = self.client.request(method, path, body)
+        except OSError as exc:
+            raise ControllerError(f"{self.api}: {what} failed: {exc}") from None
+        if not reply.ok:
+            raise ControllerError(f"{self.api}: {what} refused: {reply.brief()}")
+        return reply
 
     @abstractmethod
     def write(self, dpid: int, rules: list[Rule]) -> None:

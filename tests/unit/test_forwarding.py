@@ -109,6 +109,31 @@ def test_restconf_paths_encode_the_node_id():
     assert flow_path(1, "sdnbench-eth-h1").endswith("flow-node-inventory:table=0/flow=sdnbench-eth-h1")
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """Answers with a JSON body (or none) and logs nothing."""
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body=None):
+        data = json.dumps(body).encode() if body is not None else b""
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def body(self):
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+
+def serve(handler) -> ThreadingHTTPServer:
+    """handler served on a free loopback port, in a thread."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.url = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 class FakeRestconf:
     """Config and operational tables per node, basic auth, operational copies appearing after `lag` polls."""
 
@@ -120,17 +145,7 @@ class FakeRestconf:
         self.auth = "Basic " + base64.b64encode(auth.encode()).decode()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def reply(self, status, body=None):
-                data = json.dumps(body).encode() if body is not None else b""
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JsonHandler):
             def handle_any(self):
                 fake.requests.append((self.command, self.path))
                 if self.headers.get("Authorization") != fake.auth:
@@ -139,8 +154,7 @@ class FakeRestconf:
                 node = urllib.parse.unquote(path.split("/node=")[1].split("/")[0])
                 flows = fake.config.setdefault(node, {})
                 if self.command == "PATCH":
-                    body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                    for f in body["flow-node-inventory:table"][0]["flow"]:
+                    for f in self.body()["flow-node-inventory:table"][0]["flow"]:
                         flows[f["id"]] = f
                     return self.reply(200)
                 if self.command == "DELETE":
@@ -155,9 +169,8 @@ class FakeRestconf:
 
             do_GET = do_PATCH = do_DELETE = handle_any
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = serve(Handler)
+        self.url = self.server.url
 
     def close(self):
         self.server.shutdown()
@@ -225,6 +238,82 @@ class NeverInstalls(FlowProgrammer):
 
 def test_rules_never_confirmed_time_out_naming_the_switch():
     with pytest.raises(ControllerError, match="2 of 2 forwarding rules not reported installed on 1 switches.*dpid 7"):
-        program(NeverInstalls(), [Rule(7, "sdnbench-eth-h1", 100, 1, eth_dst="a"),
+        program(NeverInstalls(None), [Rule(7, "sdnbench-eth-h1", 100, 1, eth_dst="a"),
                                   Rule(7, "sdnbench-arp-h1", 110, 1, arp_tpa="10.0.0.1")],
                 confirm_timeout_s=0.3, poll_s=0.05)
+
+
+# -- ONOS REST API v1 ----------------------------------------------------------------------
+
+class FakeOnos:
+    """POST /onos/v1/flows stores flows ADDED (ethType spelt as a number, as ONOS answers it),
+    GET and DELETE /onos/v1/flows/application/<app>."""
+
+    def __init__(self):
+        self.flows: list[dict] = []
+        fake = self
+
+        class Handler(JsonHandler):
+            def do_POST(self):
+                assert self.path == "/onos/v1/flows?appId=org.sdnbench"
+                for f in self.body()["flows"]:
+                    crits = [{**c, "ethType": int(c["ethType"], 16)} if "ethType" in c else c
+                             for c in f["selector"]["criteria"]]
+                    fake.flows.append({**f, "selector": {"criteria": crits[::-1]}, "state": "ADDED",
+                                       "appId": "org.sdnbench", "id": str(len(fake.flows))})
+                self.reply(200, {"flows": []})
+
+            def do_GET(self):
+                self.reply(200, {"flows": fake.flows})
+
+            def do_DELETE(self):
+                fake.flows.clear()
+                self.reply(204)
+
+        self.server = serve(Handler)
+        self.url = self.server.url
+
+
+@pytest.fixture
+def onos():
+    server = FakeOnos()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def test_onos_programmer_writes_per_device_and_recognises_its_flows(onos):
+    from sdnbench.forwarding import flow_programmer
+    from sdnbench.forwarding.onos import onos_flow
+
+    g = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
+    report = program_topology(flow_programmer("onos", RestClient(onos.url, "onos:rocks")), g, port_plan(g),
+                              confirm_timeout_s=5)
+    assert (report.api, report.switches, report.rules) == ("onos-rest", 2, 8)
+    assert {f["deviceId"] for f in onos.flows} == {"of:0000000000000001", "of:0000000000000002"}
+    arp = onos_flow(Rule(1, "sdnbench-arp-h2", 110, 3, arp_tpa="10.0.0.2"))
+    assert arp["selector"]["criteria"] == [{"type": "ETH_TYPE", "ethType": "0x806"},
+                                           {"type": "ARP_TPA", "ip": "10.0.0.2"}]
+    assert arp["treatment"] == {"instructions": [{"type": "OUTPUT", "port": "3"}]}
+
+
+def test_a_remote_controller_is_programmed_when_its_options_ask(onos):
+    from types import SimpleNamespace
+
+    from sdnbench.controllers import ControllerSpec, make_adapter
+
+    g = build_topology({"kind": "single", "hosts": 3})
+    plain = make_adapter(ControllerSpec(kind="remote", label="onos", rest_url=onos.url))
+    assert plain.network_ready(SimpleNamespace(graph=g)) == {} and onos.flows == []
+    spec = ControllerSpec(kind="remote", label="onos", rest_url=onos.url,
+                          options={"forwarding": "proactive", "flow_api": "onos", "rest_auth": "onos:rocks"})
+    facts = make_adapter(spec).network_ready(SimpleNamespace(graph=g))
+    assert facts["forwarding_api"] == "onos-rest" and facts["forwarding_rules"] == 6 == len(onos.flows)
+
+
+def test_an_unknown_flow_api_names_the_known_ones():
+    from sdnbench.errors import ConfigError
+    from sdnbench.forwarding import flow_programmer
+
+    with pytest.raises(ConfigError, match="'floodlight'.*opendaylight, onos"):
+        flow_programmer("floodlight", RestClient("http://127.0.0.1:1"))
