@@ -160,7 +160,10 @@ class OdlAdapter(ProcessAdapter):
             super().start(rundir, timeout_s)
             self._wait_ready(t0 + timeout_s)
         except ControllerError as exc:
-            raise ControllerError(f"{exc}\nKaraf log {self.karaf_log()}:\n{self._karaf_tail()}") from None
+            tail = self._karaf_tail()
+            if not tail:
+                raise
+            raise ControllerError(f"{exc}\nKaraf log {self.karaf_log()}:\n{tail}") from None
         self.started_s = time.monotonic() - t0
 
     def _wait_ready(self, deadline: float) -> None:

@@ -4,7 +4,6 @@ availability, and the southbound benchmark reporting "not applicable"."""
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 
 import pytest
 
