@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install the controller environments sdnbench runs: one virtualenv each under
-# .venvs/ (or $SDNBENCH_VENVS), with exact versions pinned.
+# .venvs/ (or $SDNBENCH_VENVS), with exact versions pinned, and OpenDaylight
+# built from Maven Central into .controllers/odl (scripts/install-odl.sh).
 #
-#   scripts/install-controllers.sh [osken|ryu|faucet|all]...
+#   scripts/install-controllers.sh [osken|ryu|faucet|odl|all]...
 #
 # Idempotent: an environment that exists and imports its controller is left
-# alone. Set SDNBENCH_FORCE=1 to rebuild it.
+# alone. Set SDNBENCH_FORCE=1 to rebuild it; SDNBENCH_SKIP_ODL=1 leaves
+# OpenDaylight out of `all` (its first build downloads ~400 MB).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -89,6 +91,13 @@ ryu_packages() {
 install_osken() { ensure osken "import os_ken.base.app_manager" osken_packages; }
 install_ryu() { ensure ryu "$RYU_IMPORT" ryu_packages; }
 install_faucet() { ensure faucet "import faucet.faucet" faucet_packages; }
+install_odl() {
+    if [ -n "${SDNBENCH_SKIP_ODL:-}" ]; then
+        say "odl: skipped (SDNBENCH_SKIP_ODL is set)"
+        return
+    fi
+    "$REPO/scripts/install-odl.sh"
+}
 
 main() {
     local targets=("$@")
@@ -99,9 +108,10 @@ main() {
             osken) install_osken ;;
             ryu) install_ryu ;;
             faucet) install_faucet ;;
-            all) install_osken; install_ryu; install_faucet ;;
-            -h|--help) sed -n '2,9p' "$0"; return 0 ;;
-            *) say "unknown controller '$t' (expected osken, ryu, faucet or all)" >&2; return 2 ;;
+            odl) install_odl ;;
+            all) install_osken; install_ryu; install_faucet; install_odl ;;
+            -h|--help) sed -n '2,10p' "$0"; return 0 ;;
+            *) say "unknown controller '$t' (expected osken, ryu, faucet, odl or all)" >&2; return 2 ;;
         esac
     done
 }

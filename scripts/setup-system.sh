@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(openvswitch-switch openvswitch-testcontroller mininet d-itg iperf3 iperf
           iputils-ping ethtool iproute2 nftables hping3 python3-venv procps util-linux
           build-essential pkg-config
+          openjdk-17-jdk-headless maven   # OpenDaylight: built from Maven Central with Java 17
           chromium influxdb)   # the dashboard's browser test; the InfluxDB export's integration test
 
 missing=()

@@ -1,8 +1,10 @@
 """Where sdnbench finds its own installed parts: controller venvs and native tools.
 
-`make demo` installs controller environments into `<repo>/.venvs/<name>` and
-builds native tools into `<repo>/target/release`. Both can be moved with
-environment variables (SDNBENCH_VENVS, SDNBENCH_BIN_DIR) for installed copies.
+`make demo` installs controller environments into `<repo>/.venvs/<name>`,
+controllers built from source (OpenDaylight) into `<repo>/.controllers/<name>`,
+and native tools into `<repo>/target/release`. Each can be moved with an
+environment variable (SDNBENCH_VENVS, SDNBENCH_CONTROLLERS, SDNBENCH_BIN_DIR)
+for installed copies.
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ def venvs_dir() -> Path:
 def venv_python(name: str) -> Path:
     """The python interpreter of the controller venv `name`."""
     return venvs_dir() / name / "bin" / "python"
+
+
+def controllers_dir() -> Path:
+    """Directory holding controllers built by sdnbench's setup (odl/: OpenDaylight's Karaf)."""
+    return Path(os.environ.get("SDNBENCH_CONTROLLERS", REPO_ROOT / ".controllers"))
 
 
 def native_tool(name: str) -> Path | None:

@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from .base import Availability, ControllerAdapter, ControllerSpec
 
 #: Modules of this package that define an adapter, in the order the docs list them.
-ADAPTER_MODULES = ("osken", "ryu", "faucet", "testcontroller", "pox", "remote", "none")
+ADAPTER_MODULES = ("osken", "ryu", "faucet", "testcontroller", "pox", "odl", "remote", "none")
 
 ADAPTERS: dict[str, type[ControllerAdapter]] = {
     cls.kind: cls for cls in (importlib.import_module(f"{__name__}.{m}").ADAPTER for m in ADAPTER_MODULES)}
@@ -25,9 +25,9 @@ def make_adapter(spec: ControllerSpec, tracker=None) -> ControllerAdapter:
     if cls is None:
         raise ConfigError(f"unknown controller {spec.kind!r}; expected one of {', '.join(ADAPTERS)}",
                           key="kind")
-    if spec.openflow not in cls.openflow_versions:
-        raise ConfigError(f"{spec.kind} speaks OpenFlow {' and '.join(cls.openflow_versions)}, "
-                          f"not {spec.openflow!r}", key="openflow")
+    refusal = cls.refusal(spec.openflow)
+    if refusal:
+        raise ConfigError(refusal, key="openflow")
     return cls(spec, tracker)
 
 

@@ -49,6 +49,7 @@ class SouthboundProfile:
     vlan: int | None = None                # 802.1Q VID the switch pipeline pushes before the PACKET_IN
     min_macs_per_switch: int = 0           # hosts per switch the run needs (controller answers a host once)
     throughput_window: int | None = None   # PACKET_INs outstanding per switch in throughput mode, unless set
+    reactive: bool = True                  # False: no application answers PACKET_INs (nothing to measure)
     why: str = ""                          # recorded with the trial
 
 
@@ -67,6 +68,8 @@ class ControllerAdapter(ABC):
     kind: str = ""
     #: OpenFlow versions the adapter's application speaks.
     openflow_versions: tuple[str, ...] = ("1.0", "1.3")
+    #: Why other versions are refused, added to the refusal when set.
+    openflow_note: str = ""
     #: True when no controller process is involved (the "no SDN" baseline).
     standalone: bool = False
 
@@ -132,6 +135,20 @@ class ControllerAdapter(ABC):
     def pids(self) -> list[int]:
         """PIDs of the processes this adapter runs (for CPU/RSS monitoring)."""
         return []
+
+    @classmethod
+    def refusal(cls, openflow: str) -> str | None:
+        """Why this adapter refuses OpenFlow version `openflow`; None when it speaks it."""
+        if openflow in cls.openflow_versions:
+            return None
+        note = f" ({cls.openflow_note})" if cls.openflow_note else ""
+        return f"{cls.kind} speaks OpenFlow {' and '.join(cls.openflow_versions)} only, not {openflow!r}{note}"
+
+    def network_ready(self, net) -> dict:
+        """Called once every switch of net (an EmulatedNetwork) is connected; returns facts for the
+        trial environment. Controllers that forward only what they are told (OpenDaylight) program
+        the network here; the others have nothing to do."""
+        return {}
 
     def southbound_profile(self) -> SouthboundProfile:
         """How sdnbench-ofload's PACKET_INs must look for this controller; cbench's by default."""

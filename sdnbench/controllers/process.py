@@ -137,9 +137,9 @@ class ProcessAdapter(ControllerAdapter):
 
     def check_spec(self) -> None:
         """Refuse a spec this adapter cannot honour."""
-        if self.spec.openflow not in self.openflow_versions:
-            raise ControllerError(f"{self.spec.label}: {self.kind} speaks OpenFlow "
-                                  f"{', '.join(self.openflow_versions)}, not {self.spec.openflow}")
+        refusal = self.refusal(self.spec.openflow)
+        if refusal:
+            raise ControllerError(f"{self.spec.label}: {refusal}")
         if self.apps is not None and self.app() not in self.apps:
             raise ControllerError(f"{self.spec.label}: {self.kind} app must be one of "
                                   f"{', '.join(self.apps)}, not {self.spec.app!r}")

@@ -3,7 +3,9 @@
 Nothing is started or stopped: start() waits until spec.host:spec.port
 accepts TCP connections, and spec.rest_url is recorded as its REST endpoint.
 spec.options["version"] names the version recorded with results ("remote"
-when unset).
+when unset). With options {forwarding: proactive, flow_api: onos|opendaylight,
+rest_auth: USER:PASS}, network_ready() programs shortest-path forwarding
+through its REST API (sdnbench.forwarding), as the odl adapter does.
 """
 
 from __future__ import annotations
@@ -52,6 +54,22 @@ class RemoteAdapter(ControllerAdapter):
         """Not probed: a connect per check would show the controller short-lived switches. The
         switches' own connections say whether it serves."""
         return None
+
+    def network_ready(self, net) -> dict:
+        """Proactive forwarding through the controller's REST API, when the options ask for it."""
+        from ..emulation.network import port_plan
+        from ..forwarding import flow_programmer
+        from ..forwarding.programmer import program_topology
+        from ..restclient import RestClient
+
+        mode = self.spec.options.get("forwarding")
+        if mode is None:
+            return {}
+        if mode != "proactive" or not self.spec.rest_url:
+            raise ControllerError(f"{self.spec.label}: options.forwarding can only be proactive, and needs rest_url")
+        client = RestClient(self.spec.rest_url, self.spec.options.get("rest_auth"))
+        programmer = flow_programmer(str(self.spec.options.get("flow_api", "")), client)
+        return program_topology(programmer, net.graph, port_plan(net.graph)).environment()
 
     @classmethod
     def northbound_problem(cls, spec) -> str | None:

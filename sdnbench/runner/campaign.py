@@ -189,6 +189,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
             net.start()
             if not adapter.standalone:
                 net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
+                env.update(adapter.network_ready(net))
             _check_reachable(net, trials)
         env["controller_endpoints"] = adapter.endpoints()
         setup_s = time.monotonic() - setup_t0
@@ -262,3 +263,5 @@ def mend(bed: Testbed, connect_timeout_s: float) -> None:
     # OVS may have opened while the new process was still starting up.
     if net is not None and (restarted or {s.name for s in net.graph.switches} - net.connected_switches()):
         net.attach_controller(adapter.endpoints()["openflow"], connect_timeout_s)
+        if restarted:   # a proactive controller programs its network again (OpenDaylight)
+            adapter.network_ready(net)

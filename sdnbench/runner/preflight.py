@@ -38,10 +38,10 @@ def preflight(exp: Experiment, for_run: bool = False) -> list[str]:
         if not avail.ok:
             fix = f"; fix: {avail.fix}" if avail.fix else ""
             problems.append(exp.at(f"controllers[{i}].kind", f"{spec.kind} is not usable here: {avail.detail}{fix}"))
-        if spec.openflow not in cls.openflow_versions:
+        refusal = cls.refusal(spec.openflow)
+        if refusal:
             key = f"controllers[{i}].openflow" if exp.line_of(f"controllers[{i}].openflow") else "openflow"
-            problems.append(exp.at(key, f"{spec.kind} speaks OpenFlow {', '.join(cls.openflow_versions)} only, "
-                                          f"not {spec.openflow}"))
+            problems.append(exp.at(key, refusal))
     for i, wl in enumerate(exp.workloads):
         problems += workload_type(wl["type"]).preflight(exp, i)
     problems += _data_plane_problems(exp)

@@ -29,6 +29,32 @@ _RYU_FLOW = {
     "actions": [{"type": "OUTPUT", "port": "${out_port}"}],
 }
 
+_ODL_DATA = "/rests/data"
+#: Table 1 of switch ${dpid}: sdnbench's proactive forwarding lives in table 0, untouched by the load.
+_ODL_TABLE_1 = f"{_ODL_DATA}/opendaylight-inventory:nodes/node=openflow%3A${{dpid}}/flow-node-inventory:table=1"
+#: Distinct flows the write preset cycles through. OpenDaylight's datastore refuses concurrent
+#: writes to one path (HTTP 500, OptimisticLockFailedException), so requests address different
+#: flows, and a flow's delete comes this many requests after its write.
+_ODL_FLOWS = 16
+
+
+def _odl_flowmod_requests() -> list[dict[str, Any]]:
+    """PUT flows sdnbench-nbi-0..N-1 (matching 10.255.0.1..N), then DELETE them, in that order."""
+    puts, deletes = [], []
+    for i in range(_ODL_FLOWS):
+        path = f"{_ODL_TABLE_1}/flow=sdnbench-nbi-{i}"
+        flow = {
+            "id": f"sdnbench-nbi-{i}", "table_id": 1, "priority": 11, "cookie": FLOW_COOKIE,
+            "match": {"ethernet-match": {"ethernet-type": {"type": 2048}}, "ipv4-destination": f"10.255.0.{i + 1}/32"},
+            "instructions": {"instruction": [{"order": 0, "apply-actions": {"action": [
+                {"order": 0, "output-action": {"output-node-connector": "${out_port}", "max-length": 65535}}]}}]},
+        }
+        puts.append({"name": "flow-put", "method": "PUT", "path": path, "body": {"flow-node-inventory:flow": [flow]},
+                     "weight": 1})
+        deletes.append({"name": "flow-delete", "method": "DELETE", "path": path, "weight": 1})
+    return puts + deletes
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     "ryu-ofctl": {
         "description": "Ryu / os-ken ofctl_rest, read-only statistics (what published load tests query)",
@@ -106,7 +132,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "opendaylight-restconf": {
         "description": "OpenDaylight RESTCONF (draft-bierman02 URLs, releases up to Sodium)",
-        "controllers": ["opendaylight", "remote"],
+        "controllers": ["remote"],
         "port": 8181,
         "basic_auth": "admin:admin",
         "defaults": {},
@@ -116,15 +142,27 @@ PRESETS: dict[str, dict[str, Any]] = {
         ],
     },
     "opendaylight-rfc8040": {
-        "description": "OpenDaylight RESTCONF (RFC 8040 URLs, Neon and later)",
-        "controllers": ["opendaylight", "remote"],
+        "description": "OpenDaylight RESTCONF (RFC 8040 URLs, Neon and later): read the topology and the inventory",
+        "controllers": ["odl", "remote"],
         "port": 8181,
         "basic_auth": "admin:admin",
         "defaults": {},
         "requests": [
-            {"name": "nodes", "method": "GET", "path": "/rests/data/opendaylight-inventory:nodes?content=nonconfig",
+            {"name": "topology", "method": "GET", "path": f"{_ODL_DATA}/network-topology:network-topology"
+                                                           "?content=nonconfig",
+             "headers": {"Accept": "application/json"}, "weight": 1},
+            {"name": "nodes", "method": "GET", "path": f"{_ODL_DATA}/opendaylight-inventory:nodes?content=nonconfig",
              "headers": {"Accept": "application/json"}, "weight": 1},
         ],
+    },
+    "opendaylight-rfc8040-flowmod": {
+        "description": f"OpenDaylight RESTCONF (RFC 8040): write {_ODL_FLOWS} marked flows into table 1, then "
+                       "delete them (each reaches the switch as a FLOW_MOD)",
+        "controllers": ["odl", "remote"],
+        "port": 8181,
+        "basic_auth": "admin:admin",
+        "defaults": {"dpid": 1, "out_port": "1"},
+        "requests": _odl_flowmod_requests(),
     },
 }
 

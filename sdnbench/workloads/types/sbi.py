@@ -71,6 +71,12 @@ class SouthboundWorkload(WorkloadType):
     def needs_network(self, workload: dict) -> bool:
         return False
 
+    def headline(self, results: list[FlowResult]) -> str:
+        """The rate and latency, or why there is none (a controller that answers no PACKET_IN)."""
+        if results and not results[0].metrics and results[0].errors:
+            return results[0].errors[0]
+        return super().headline(results)
+
     def needs_topology(self, workload: dict) -> bool:
         return workload["topology_aware"]
 
@@ -120,6 +126,10 @@ class SouthboundWorkload(WorkloadType):
             opts.paths = wl["paths"]
         # The controller says how its PACKET_INs must look (Faucet: its pipeline's cookie, VLAN, ...).
         profile = adapter.southbound_profile()
+        if not profile.reactive:
+            # A rate of zero would read as a slow controller; say why there is no number instead.
+            return [FlowResult("ofload", "sdnbench-ofload", errors=[profile.why or "not applicable"], clock="")], \
+                {"southbound_profile": profile.why}
         opts = apply_profile(opts, profile)
         spec = adapter.spec
         # A pinned controller gets its cores to itself: the generator runs on the others. Unpinned, a
