@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import shutil
 import sys
 import tempfile
@@ -106,6 +107,10 @@ def soak(controllers: list[str], engines: list[str], reps: int, out: Path) -> bo
 
 
 def main() -> int:
+    # A private temporary directory for this process and everything it starts, so the leak check
+    # counts exactly the files this run left (other programs keep writing to /tmp).
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="sdnbench-soak-tmp-")
+    tempfile.tempdir = None
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--controllers", default="osken,ryu,faucet,none", help="comma-separated controller kinds")
     p.add_argument("--engines", default="native,ditg,iperf3", help="comma-separated traffic engines")
