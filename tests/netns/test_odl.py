@@ -71,7 +71,7 @@ def test_proactive_forwarding_reaches_every_host_pair(odl):
 def test_start_time_and_memory_are_recorded(odl):
     _, adapter, facts, pid = odl
     assert 5 < facts["controller_start_s"] < 300 and facts["controller_heap"] == "1g"
-    with CpuMonitor([pid], interval_s=0.1) as mon:
+    with CpuMonitor(lambda: [pid], interval_s=0.1) as mon:
         time.sleep(0.35)
     rss = mon.result()["ctrl_rss_max_mb"]
     assert 200 < rss < 4000, rss
