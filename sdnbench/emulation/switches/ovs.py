@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 from ...errors import CapabilityError
 from .. import capabilities, ovs
@@ -51,7 +52,9 @@ class OvsSwitch(SwitchKind):
             # A loop of standalone learning switches storms; RSTP blocks the loop.
             ovs.vsctl(*[["set", "bridge", name, "rstp_enable=true"] for name in self.bridges])
         if self.datapath == "user":
-            disable_offloads_root([i.name for s in net.switches for i in s.intfList() if i.name != "lo"])
+            # Only kernel interfaces: a switch kind may add ports that have none (OVS patch ports).
+            disable_offloads_root([i.name for s in net.switches for i in s.intfList()
+                                   if i.name != "lo" and Path(f"/sys/class/net/{i.name}").exists()])
             for host in net.hosts:
                 host.cmd("; ".join(offload_off_command(i.name) for i in host.intfList() if i.name != "lo"))
 
