@@ -79,6 +79,18 @@ def test_same_port_numbers_as_today(tmp_path):
     assert sorted(net.switch.xdp_ports) == ["s1-eth2", "s2-eth2"]
 
 
+def test_standalone_loops_keep_todays_data_plane(tmp_path):
+    """RSTP over patch ports aborts ovs-vswitchd 3.1: a looped standalone network is built as `ovs` does."""
+    spec = {"kind": "spine_leaf", "spines": 2, "leaves": 2, "hosts_per_leaf": 1}
+    net = EmulatedNetwork(build_topology(spec), Manifest(tmp_path), datapath="user", lock=False,
+                          switch="ovs_fast", fail_mode="standalone")
+    assert net.switch.rstp and net.carried == {} and net.switch.xdp_ports == []
+    assert "RSTP" in net.switch.fallbacks[0]
+    secure = EmulatedNetwork(build_topology(spec), Manifest(tmp_path), datapath="user", lock=False,
+                             switch="ovs_fast", fail_mode="secure")
+    assert len(secure.carried) == 4 and not secure.switch.fallbacks
+
+
 def test_veth_choice_keeps_switch_links(tmp_path):
     net = _net({"kind": "linear", "switches": 3, "hosts_per_switch": 1}, tmp_path, switch_links="veth")
     assert net.carried == {} and net.switch.describe()["switch_links"] == "veth"

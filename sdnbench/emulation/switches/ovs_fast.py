@@ -12,7 +12,10 @@ datapath, not the controller, becomes the bottleneck. This kind
   thread pinned to the last usable core, allowed to sleep when idle), falling
   back to `system` ports with the reason, per port;
 - leaves every shaped link a real veth with tc (AF_XDP's transmit path
-  bypasses the qdisc that HTB shapes with).
+  bypasses the qdisc that HTB shapes with);
+- leaves standalone switches on a loop exactly as `ovs` builds them: they run
+  RSTP, and ovs-vswitchd 3.1 aborts (at every restart, while the bridges stay
+  in its database) when RSTP is on over patch ports.
 
 Datapath ids and OpenFlow port numbers are the same as with `ovs`
 (ofport_request), so controllers and Faucet's generated config see the same
@@ -109,11 +112,15 @@ class OvsFast(OvsSwitch):
 
         from ..network import port_plan
 
+        self.peers, self.xdp_ports, self.patched = {}, [], set()
+        if self.rstp:
+            self.fallbacks.append("standalone switches on a loop run RSTP, which aborts ovs-vswitchd 3.1 "
+                                  "over patch ports: veth pairs and system ports, as with ovs")
+            return {}
         switches = {s.name for s in self.graph.switches}
         if self.links_choice != "veth":
             self.patched = patch_groups([s.name for s in self.graph.switches], links)
         plan = port_plan(self.graph)
-        self.peers, self.xdp_ports = {}, []
         for link in links:
             ends = [f"{node}-eth{port}" for node, port in zip((link.a, link.b), plan[(link.a, link.b)])]
             if link in self.patched:
@@ -228,7 +235,7 @@ class OvsFast(OvsSwitch):
         core = sum(1 for link in self.graph.links if link.a in switches and link.b in switches)
         desc = {**super().describe(),
                 "switch_links": f"patch {len(self.patched)}/{core}" if self.patched else "veth",
-                "host_ports": self.port_type if self.xdp_ports else "none unshaped"}
+                "host_ports": self.port_type if self.xdp_ports else "system"}
         if self.port_type.startswith("afxdp") and self.xdp_ports:
             desc["xdp_mode"] = _xdp_mode(self.xdp_ports[0]) if self._started else "best-effort"
         if self.pmd_cpus:
