@@ -19,7 +19,8 @@ Writes results/trials.csv, results/summary.csv and results/summary.md (ratios: f
 fast/mininet, each/ceiling). Needs root.
 
 Usage: benchmarks/dataplane/run.py [--seconds 3] [--bisect 5] [--variants bridge,mininet,today,fast]
-                                   [--topologies single-2,linear-7,tree-3x2] [--sizes 64,1024]
+                                   [--topologies single-2,linear-7,tree-3x2] [--sizes 64,1024] [--keep]
+--keep adds this run's cells to those already in results/ (a cell measured again replaces its old one).
 """
 
 from __future__ import annotations
@@ -212,6 +213,22 @@ def _ratio(a, b) -> str:
     return f"{a / b:.1f}×" if a and b else "–"
 
 
+def kept(name: str, fresh: list[dict], keys: tuple[str, ...]) -> list[dict]:
+    """Rows of an earlier results/<name> whose cell this run did not measure, then this run's."""
+    path = HERE / "results" / name
+    if not path.exists():
+        return fresh
+    done = {tuple(str(r[k]) for k in keys) for r in fresh}
+    with open(path, newline="") as fh:
+        old = [r for r in csv.DictReader(fh) if tuple(r[k] for k in keys) not in done]
+    for r in old:   # numbers back from text, so the summary can compute ratios
+        for k in ("zero_loss_pps", "payload_bytes"):
+            if k in r:
+                r[k] = int(r[k])
+        r["sender_bound"] = r.get("sender_bound") in ("True", True)
+    return old + fresh
+
+
 def write(rows, summary, tcp, started_load, seconds) -> None:
     """trials.csv, summary.csv (zero-loss rates and TCP) and summary.md with ratios."""
     res = HERE / "results"
@@ -261,6 +278,7 @@ def main() -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--topologies", default=",".join(TOPOLOGIES))
     ap.add_argument("--sizes", default="64,1024")
+    ap.add_argument("--keep", action="store_true", help="add to the cells already in results/")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("run.py: needs root (network namespaces, Open vSwitch)", file=sys.stderr)
@@ -279,6 +297,10 @@ def main() -> int:
                 run_variant(variant, topo, sizes, args, str(tool), rows, summary, tcp)
                 time.sleep(1)
     finally:
+        if rows and args.keep:
+            cell = ("variant", "topology", "payload_bytes")
+            rows, summary = kept("trials.csv", rows, cell), kept("summary.csv", summary, cell)
+            tcp = kept("tcp.csv", tcp, ("variant", "topology"))
         if rows:
             write(rows, summary, tcp, started, args.seconds)
     return 0
