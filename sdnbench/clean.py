@@ -3,7 +3,8 @@
 Reads the manifests of runs registered as active (or the run directories
 given), and for each resource still held: kills recorded processes whose PID
 still belongs to the same process (start time matches), deletes recorded OVS
-bridges and root-namespace interfaces that still exist.
+bridges and root-namespace interfaces that still exist, and puts back global
+Open vSwitch settings a run changed (the poll-mode thread's cores).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .runner import registry
 
 # Processes first (tools, then controllers, then host shells, whose exit frees
 # the namespaces), then bridges, then the interfaces that remain.
-_ORDER = {"process": 0, "bridge": 1, "interface": 2}
+_ORDER = {"process": 0, "bridge": 1, "interface": 2, "ovs_setting": 3}
 
 
 def clean_rundir(rundir: Path, say=print) -> int:
@@ -40,6 +41,10 @@ def clean_rundir(rundir: Path, say=print) -> int:
                 ovs.delete_bridge(name)
                 say(f"deleted OVS bridge {name}")
                 removed += 1
+        elif kind == "ovs_setting":
+            ovs.set_other_config(name, rec.get("previous"))
+            say(f"restored Open vSwitch other_config:{name}")
+            removed += 1
         elif kind == "interface":
             if Path(f"/sys/class/net/{name}").exists():
                 subprocess.run(["ip", "link", "del", name], capture_output=True)

@@ -68,7 +68,9 @@ CONTROLLER = Record("controller", {
 
 NETWORK = Record("network", {
     "switch": Field(Str(choices=SWITCHES.names()), "ovs",
-                    "switch implementation: ovs = Open vSwitch bridges (on the datapath below)"),
+                    "switch implementation: ovs = Open vSwitch bridges (on the datapath below); ovs_fast = "
+                    "the same with patch ports on unshaped switch links and AF_XDP host ports where they "
+                    "work (docs/dataplane.md)"),
     "datapath": Field(Str(choices=("auto", "kernel", "user")), "auto",
                       "OVS datapath: kernel module when present, else userspace netdev"),
     "links": Field(Str(choices=LINKS.names()), "veth_tc",

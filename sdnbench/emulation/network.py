@@ -63,6 +63,8 @@ class EmulatedNetwork:
         self.graph, self.manifest = graph, manifest
         self.switch = SWITCHES.get(switch)(graph, manifest, openflow, fail_mode, datapath)
         self.links = LINKS.get(links)(graph, manifest)
+        # Links the realisation leaves plain may be carried by the switches (OVS patch ports).
+        self.carried = self.switch.plain_links([link for link in graph.links if self.links.plain(link)])
         self.openflow, self.fail_mode = openflow, fail_mode
         self.lock = NetworkLock() if lock is None else (lock or None)
         self.net = None
@@ -177,8 +179,7 @@ class EmulatedNetwork:
         hosts = {h.name for h in self.graph.hosts}
         for node, port in zip((a, b), ports):
             if node not in hosts:
-                subprocess.run(["ip", "link", "set", "dev", f"{node}-eth{port}", "up" if up else "down"],
-                               check=True, capture_output=True)
+                self.switch.set_port(node, port, up)
 
     def ports(self) -> dict[int, list[int]]:
         """dpid -> port numbers."""
@@ -196,7 +197,8 @@ class EmulatedNetwork:
         plan = port_plan(self.graph)
         for link in self.graph.links:
             p1, p2 = plan[(link.a, link.b)]
-            topo.addLink(link.a, link.b, port1=p1, port2=p2, **self.links.options(link))
+            opts = self.carried[link] if link in self.carried else self.links.options(link)
+            topo.addLink(link.a, link.b, port1=p1, port2=p2, **opts)
         return topo
 
     def _host_class(self):
@@ -214,10 +216,14 @@ class EmulatedNetwork:
         return ManifestHost
 
     def _root_interfaces(self) -> list[str]:
-        """Interfaces this network puts in the root namespace: the switch ends of links."""
+        """Interfaces this network puts in the root namespace: the switch ends of links (those the
+        switches carry themselves have none)."""
         hosts = {h.name for h in self.graph.hosts}
+        carried = {(link.a, link.b) for link in self.carried}
         names = []
         for (a, b), (pa, pb) in port_plan(self.graph).items():
+            if (a, b) in carried:
+                continue
             for node, port in ((a, pa), (b, pb)):
                 if node not in hosts:
                     names.append(f"{node}-eth{port}")

@@ -7,9 +7,9 @@ import subprocess
 from ..errors import CapabilityError
 
 
-def vsctl(*commands: list[str], timeout: float = 30.0) -> str:
-    """Run several ovs-vsctl commands in one transaction ('--' separated)."""
-    argv = ["ovs-vsctl", f"--timeout={int(timeout)}"]
+def vsctl(*commands: list[str], timeout: float = 30.0, options: tuple[str, ...] = ()) -> str:
+    """Run several ovs-vsctl commands in one transaction ('--' separated); options go before them."""
+    argv = ["ovs-vsctl", f"--timeout={int(timeout)}", *options]
     for cmd in commands:
         argv += ["--", *cmd]
     res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout + 5)
@@ -56,3 +56,37 @@ def existing_bridges() -> set[str]:
 def delete_bridge(name: str) -> None:
     """Remove a bridge if it exists."""
     vsctl(["--if-exists", "del-br", name])
+
+
+def interface_columns(names: list[str], columns: list[str]) -> dict[str, dict]:
+    """name -> {column: value} for these interfaces; empty optional columns read as None."""
+    import json
+
+    if not names:
+        return {}
+    out = json.loads(vsctl([f"--columns=name,{','.join(columns)}", "list", "Interface", *names],
+                           options=("--format=json",)))
+    rows = {}
+    for row in out["data"]:
+        values = [None if v == ["set", []] else v for v in row]
+        rows[values[0]] = dict(zip(columns, values[1:]))
+    return rows
+
+
+def iface_types() -> set[str]:
+    """Interface types this ovs-vswitchd offers (afxdp only when built with AF_XDP)."""
+    return set(vsctl(["get", "Open_vSwitch", ".", "iface_types"]).strip("[]\n ").replace(" ", "").split(","))
+
+
+def other_config(key: str) -> str | None:
+    """A global other_config value of Open vSwitch, None when unset."""
+    out = vsctl(["--if-exists", "get", "Open_vSwitch", ".", f"other_config:{key}"]).strip()
+    return out.strip('"') or None
+
+
+def set_other_config(key: str, value: str | None) -> None:
+    """Set (None: remove) a global other_config value of Open vSwitch."""
+    if value is None:
+        vsctl(["remove", "Open_vSwitch", ".", "other_config", key])
+    else:
+        vsctl(["set", "Open_vSwitch", ".", f"other_config:{key}={value}"])

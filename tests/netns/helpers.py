@@ -42,13 +42,13 @@ def all_pairs(graph: TopologyGraph) -> list[tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def controlled_network(spec: ControllerSpec, graph: TopologyGraph, rundir: Path):
-    """Start spec's controller and graph's network (fail mode secure) with every switch attached;
-    yield (network, adapter); stop both, then check that nothing was left behind."""
+def controlled_network(spec: ControllerSpec, graph: TopologyGraph, rundir: Path, switch: str = "ovs"):
+    """Start spec's controller and graph's network (fail mode secure, switch kind `switch`) with every
+    switch attached; yield (network, adapter); stop both, then check that nothing was left behind."""
     manifest = Manifest(rundir)
     tracker = ProcessTracker(manifest)
     adapter = make_adapter(spec, tracker)
-    net = EmulatedNetwork(graph, manifest, openflow=spec.openflow, fail_mode="secure")
+    net = EmulatedNetwork(graph, manifest, openflow=spec.openflow, fail_mode="secure", switch=switch)
     spec.options["datapaths"] = net.ports()
     try:
         adapter.start(rundir)

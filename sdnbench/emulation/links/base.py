@@ -38,6 +38,11 @@ class LinkKind(ABC):
     def options(self, link: Link) -> dict:
         """Keyword options of Mininet's addLink for one link (e.g. cls=TCLink, bw=10)."""
 
+    def plain(self, link: Link) -> bool:
+        """True when this realisation adds nothing to the link (no shaping, no process): a switch
+        kind may then carry it itself (OVS patch ports between two switches)."""
+        return False
+
     def started(self, net) -> None:
         """After the network started: start per-link processes, each recorded in the manifest."""
 

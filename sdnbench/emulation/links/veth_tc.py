@@ -41,12 +41,17 @@ class VethTc(LinkKind):
         return Capability(cls.name, True, f"veth pairs; tc shaping: {', '.join(works) or 'none'}"
                           + ("" if "netem" in works else " (delay_ms/loss_pct refused: no netem)"))
 
+    def plain(self, link) -> bool:
+        """An unshaped link is a bare veth pair."""
+        return not (link.params.bw_mbps or link.params.needs_netem())
+
     def options(self, link) -> dict:
         """TCLink with bw/delay/loss for a shaped link, nothing (a plain veth pair) otherwise."""
-        p = link.params
-        if not (p.bw_mbps or p.needs_netem()):
+        if self.plain(link):
             return {}
         from mininet.link import TCLink
+
+        p = link.params
 
         _quiet_htb_quantum_warning()
         opts = {"cls": TCLink, "bw": p.bw_mbps}

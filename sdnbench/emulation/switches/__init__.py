@@ -7,6 +7,7 @@ from .base import SwitchKind
 
 SWITCHES = Registry("switch", __name__, {
     "ovs": "ovs:OvsSwitch",
+    "ovs_fast": "ovs_fast:OvsFast",
 })
 
 __all__ = ["SWITCHES", "SwitchKind"]

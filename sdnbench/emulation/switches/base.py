@@ -10,6 +10,7 @@ are connected, and removes what Mininet's stop left behind.
 
 from __future__ import annotations
 
+import subprocess
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
@@ -17,7 +18,7 @@ from ..capabilities import Capability
 
 if TYPE_CHECKING:
     from ...manifest import Manifest
-    from ...topology.graph import TopologyGraph
+    from ...topology.graph import Link, TopologyGraph
 
 
 class SwitchKind(ABC):
@@ -44,6 +45,12 @@ class SwitchKind(ABC):
     def mininet_switch(self):
         """Mininet's `switch=` argument: a Switch subclass, or a partial of one with its parameters."""
 
+    def plain_links(self, links: list[Link]) -> dict[Link, dict]:
+        """Told which links the link realisation leaves plain (no shaping, no process of their own):
+        Mininet addLink options for those this kind carries itself (OVS patch ports). It may also
+        choose its port types for them. Default: none, every link stays the link realisation's."""
+        return {}
+
     def prepare(self) -> None:
         """Before Mininet builds anything: refuse leftovers of an earlier run, record what start creates."""
 
@@ -65,6 +72,11 @@ class SwitchKind(ABC):
     def reattach(self, names: list[str]) -> None:
         """Point these switches at the controller again after detach()."""
         raise NotImplementedError(f"{self.name} switches cannot be reconnected")
+
+    def set_port(self, switch: str, port: int, up: bool) -> None:
+        """Take one switch port down or up (link faults); default: its interface in the root namespace."""
+        subprocess.run(["ip", "link", "set", "dev", f"{switch}-eth{port}", "up" if up else "down"],
+                       check=True, capture_output=True)
 
     def endpoints(self) -> dict[str, str]:
         """switch -> address a controller dials (e.g. a P4Runtime gRPC server); empty when switches dial."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 from ...errors import CapabilityError
 from .. import capabilities, ovs
@@ -36,6 +37,11 @@ class OvsSwitch(SwitchKind):
         return partial(OVSSwitch, datapath=self.datapath, failMode=self.fail_mode,
                        protocols=_PROTOCOLS[self.openflow], reconnectms=1000)
 
+    @property
+    def rstp(self) -> bool:
+        """Standalone switches on a loop run RSTP (a loop of learning switches would storm)."""
+        return self.fail_mode == "standalone" and has_switch_loop(self.graph)
+
     def prepare(self) -> None:
         """Refuse bridges of the same names (another tool's, or a killed run's); record ours."""
         leftovers = ovs.existing_bridges() & set(self.bridges)
@@ -47,11 +53,13 @@ class OvsSwitch(SwitchKind):
 
     def started(self, net) -> None:
         """RSTP for standalone switches on loops; offloads off on the userspace datapath."""
-        if self.fail_mode == "standalone" and has_switch_loop(self.graph):
+        if self.rstp:
             # A loop of standalone learning switches storms; RSTP blocks the loop.
             ovs.vsctl(*[["set", "bridge", name, "rstp_enable=true"] for name in self.bridges])
         if self.datapath == "user":
-            disable_offloads_root([i.name for s in net.switches for i in s.intfList() if i.name != "lo"])
+            # Only kernel interfaces: a switch kind may add ports that have none (OVS patch ports).
+            disable_offloads_root([i.name for s in net.switches for i in s.intfList()
+                                   if i.name != "lo" and Path(f"/sys/class/net/{i.name}").exists()])
             for host in net.hosts:
                 host.cmd("; ".join(offload_off_command(i.name) for i in host.intfList() if i.name != "lo"))
 
