@@ -19,6 +19,7 @@ pub struct Options {
     pub ring_frames: usize,
     pub max_late_p99_ns: Option<u64>,
     pub seed: Option<u64>,
+    pub check: bool,
 }
 
 pub fn command() -> Command {
@@ -43,6 +44,8 @@ pub fn command() -> Command {
             .help("receive ring slots per interface (2 KiB each)"))
         .arg(Arg::new("max-late-p99").long("max-late-p99").value_name("DUR")
             .help("exit 1 when any direction's 99th percentile release lateness exceeds this"))
+        .arg(Arg::new("check").long("check").action(ArgAction::SetTrue)
+            .help("only read and check the configuration, then exit (0: valid)"))
         .arg(Arg::new("seed").long("seed").value_name("N")
             .help("seed of every direction without its own (default: from the clock)"))
 }
@@ -71,5 +74,6 @@ pub fn options(m: &ArgMatches) -> Result<Options, String> {
         ring_frames,
         max_late_p99_ns: duration(m, "max-late-p99")?,
         seed: number(m, "seed")?,
+        check: m.get_flag("check"),
     })
 }

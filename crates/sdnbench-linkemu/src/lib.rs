@@ -41,6 +41,9 @@ fn interfaces_up(spec: &Spec, wait_ns: u64) -> Result<(), String> {
 
 fn run_inner(opts: &Options) -> Result<i32, String> {
     let spec = Spec::load(&opts.config)?;
+    if opts.check {
+        return Ok(0);
+    }
     // Signals first: a SIGTERM during start-up must still end the run cleanly.
     let signals = sys::Signals::new().map_err(|e| format!("signalfd: {e}"))?;
     if opts.netns_private {
