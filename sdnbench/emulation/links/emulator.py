@@ -76,10 +76,11 @@ def judge(record: dict, late_limit_us: float = LATE_P99_LIMIT_US) -> tuple[dict,
 class Emulator:
     """One sdnbench-linkemu process and its output."""
 
-    def __init__(self, workdir: Path, manifest: Manifest):
-        self.workdir, self.manifest = workdir, manifest
+    def __init__(self, basedir: Path, manifest: Manifest):
+        """basedir holds one numbered directory per emulator a run starts (one per network)."""
+        self.basedir, self.manifest = basedir, manifest
         self.proc: OwnedProcess | None = None
-        self.tail = JsonlTail(workdir / "linkemu.jsonl")
+        self.tail: JsonlTail | None = None      # its stdout, once started
         self.started: dict = {}
 
     @staticmethod
@@ -92,14 +93,18 @@ class Emulator:
 
     def start(self, config: dict, inner: list[str], cpu: int | None) -> dict:
         """Start the emulator for config, move the inner interfaces into its namespace, return its start record."""
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        cfg = self.workdir / "linkemu.json"
+        self.basedir.mkdir(parents=True, exist_ok=True)
+        taken = {p.name for p in self.basedir.iterdir()}
+        workdir = self.basedir / next(f"{n:03d}" for n in range(1, 10_000) if f"{n:03d}" not in taken)
+        workdir.mkdir()
+        self.tail = JsonlTail(workdir / "linkemu.jsonl")
+        cfg = workdir / "linkemu.json"
         cfg.write_text(json.dumps(config, indent=1))
         argv = [self.tool(), "--config", cfg, "--netns-private", "--wait", "10s", "--interval", "1s"]
         if cpu is not None:
             argv += ["--cpu", cpu]
         self.proc = OwnedProcess.spawn(argv, "linkemu", self.manifest, stdout=self.tail.path,
-                                       stderr=self.workdir / "linkemu.stderr")
+                                       stderr=workdir / "linkemu.stderr")
         mine = os.readlink("/proc/self/ns/net")
 
         def own_namespace() -> bool:
