@@ -207,7 +207,6 @@ impl Engine {
     }
 
     fn receive(&mut self, p: usize) {
-        let now = sys::mono_ns();
         let offset = self.offset_ns;
         let Engine { ports, ingress, dirs, wheel, pool, .. } = self;
         let di = ingress[p];
@@ -222,7 +221,10 @@ impl Engine {
             // The kernel's arrival stamp, not our wake-up, starts the delay. Stamps taken on
             // different CPUs can disagree with the ring's order by a few µs; netem's clock at
             // enqueue never goes back, so neither does ours (equal delays keep frames in order).
-            let at = ((f.rx_realtime_ns as i128 - offset).clamp(0, now as i128) as u64).max(d.last_rx_ns);
+            // A stamp is never in the future; a clamp to the batch's start would make frames that
+            // arrive while the batch is read leave early.
+            let now = sys::mono_ns() as i128;
+            let at = ((f.rx_realtime_ns as i128 - offset).clamp(0, now) as u64).max(d.last_rx_ns);
             d.last_rx_ns = at;
             let len = f.data.len() + if f.vlan.is_some() { 4 } else { 0 };
             let v = d.netem.offer(at, len);
