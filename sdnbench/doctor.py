@@ -50,12 +50,25 @@ def _data_plane() -> list[Capability]:
     from .emulation.links import LINKS
     from .emulation.switches import SWITCHES
 
-    return _adapters("switch", SWITCHES.classes()) + _adapters("links", LINKS.classes())
+    return _adapters("switch", SWITCHES.classes()) + _adapters("links", LINKS.classes()) + [_links_auto()]
+
+
+def _links_auto() -> Capability:
+    """Which realisation `network.links: auto` picks here for links with delay, jitter or loss."""
+    from .emulation.links import LINKS, resolve
+    from .topology.graph import Link, LinkParams
+
+    impaired = [Link("a", "b", LinkParams(delay_ms=1.0, loss_pct=1.0))]
+    name = resolve("auto", impaired)
+    cap = LINKS.get(name).availability(impaired)
+    netem = "" if capabilities.qdisc_available("netem").ok else " (this kernel has no sch_netem)"
+    detail = f"links with delay, jitter or loss: {name}{netem}; bandwidth-only links: veth_tc"
+    return Capability("links auto", cap.ok, detail if cap.ok else f"{detail}: {cap.detail}", cap.fix)
 
 
 def _native() -> list[Capability]:
     out = []
-    for name in ("sdnbench-tgen", "sdnbench-ofload", "sdnbench-apiload"):
+    for name in ("sdnbench-tgen", "sdnbench-ofload", "sdnbench-apiload", "sdnbench-linkemu"):
         path = native_tool(name)
         out.append(Capability(name, path is not None, str(path) if path else "not built", build_hint(name)))
     return out

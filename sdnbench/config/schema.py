@@ -5,11 +5,11 @@ from __future__ import annotations
 import yaml
 
 from ..controllers import ADAPTERS
-from ..emulation.links import LINKS
+from ..emulation.links import link_choices
 from ..emulation.switches import SWITCHES
 from ..topology import KINDS as TOPOLOGY_KINDS
 from ..workloads.types import DEFAULT_TYPE, WORKLOAD_TYPES
-from .fields import (NAME, REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Tagged,
+from .fields import (NAME, REQUIRED, Any_, Bool, Context, Field, ListOf, Number, Record, Str, Tagged,
                      positive)
 from .limits import MAX_CONTROLLERS, MAX_REPETITIONS, MAX_TOPOLOGIES, MAX_WAIT_S, MAX_WORKLOADS
 
@@ -24,11 +24,97 @@ MAX_DELAY_MS = 10_000
 MAX_CPUS = 1_024
 
 
+PCT = Number(minimum=0, maximum=100)
+#: Loss parameters that belong to each loss model (netem's `loss random | gemodel | state`).
+LOSS_MODEL_KEYS = {
+    "bernoulli": ("loss_pct", "loss_correlation_pct"),
+    "gilbert_elliott": ("loss_p_pct", "loss_r_pct", "loss_bad_pct", "loss_good_pct"),
+    "4state": ("loss_p13_pct", "loss_p31_pct", "loss_p32_pct", "loss_p23_pct", "loss_p14_pct"),
+}
+
+
+#: Link keys that mean nothing without another one.
+_NEEDS = {"delay_correlation_pct": "jitter_ms", "reorder_gap": "reorder_pct", "reorder_correlation_pct": "reorder_pct",
+          "duplicate_correlation_pct": "duplicate_pct", "corrupt_correlation_pct": "corrupt_pct",
+          "rate_overhead_bytes": "rate_mbps"}
+
+
+def _link_consistent(link: dict, node, ctx: Context, key: str) -> None:
+    """Loss parameters of the chosen model only, and the combinations netem accepts."""
+    def where(k: str) -> str:
+        return f"{key}.{k}" if key else k
+
+    model = link["loss_model"] or "bernoulli"
+    for other, keys in LOSS_MODEL_KEYS.items():
+        for k in keys:
+            if other != model and link[k] is not None:
+                ctx.error(node, where(k), f"belongs to loss_model {other}, not {model}")
+    first = LOSS_MODEL_KEYS[model][0]
+    if link["loss_model"] and link[first] is None:
+        ctx.error(node, where(first), f"required by loss_model {model}")
+    if (link["loss_p13_pct"] or 0) + (link["loss_p14_pct"] or 0) > 100:
+        ctx.error(node, where("loss_p14_pct"), "loss_p13_pct + loss_p14_pct exceed 100")
+    if (link["loss_p31_pct"] if link["loss_p31_pct"] is not None else 100) + (link["loss_p32_pct"] or 0) > 100:
+        ctx.error(node, where("loss_p32_pct"), "loss_p31_pct + loss_p32_pct exceed 100")
+    if link["reorder_pct"] and not link["delay_ms"]:
+        ctx.error(node, where("reorder_pct"), "needs delay_ms (nothing to overtake without a delay)")
+    if link["reorder_pct"] and link["keep_order"]:
+        ctx.error(node, where("keep_order"), "contradicts reorder_pct")
+    if link["delay_distribution"] not in (None, "uniform") and not link["jitter_ms"]:
+        ctx.error(node, where("delay_distribution"), "needs jitter_ms (the distribution shapes the jitter)")
+    for k, base in _NEEDS.items():
+        if link[k] and not link[base]:
+            ctx.error(node, where(k), f"needs {base}")
+
+
 LINK = Record("link", {
-    "bw_mbps": Field(positive(integer=False, maximum=MAX_LINK_MBPS), None, "bandwidth limit in Mbit/s (HTB)"),
-    "delay_ms": Field(Number(minimum=0, maximum=MAX_DELAY_MS), None, "one-way delay in ms (needs the kernel's netem)"),
-    "loss_pct": Field(Number(minimum=0, maximum=100), None, "random loss in % (needs netem)"),
-}, doc="Shaping of a link; omitted keys leave it unshaped.")
+    "bw_mbps": Field(positive(integer=False, maximum=MAX_LINK_MBPS), None,
+                     "bandwidth limit in Mbit/s (HTB token bucket on both ends)"),
+    "delay_ms": Field(Number(minimum=0, maximum=MAX_DELAY_MS), None,
+                      "one-way delay in ms, each direction (netem delay)"),
+    "jitter_ms": Field(Number(minimum=0, maximum=MAX_DELAY_MS), None,
+                       "delay variation in ms: half-width (uniform) or standard deviation (normal); "
+                       "jitter reorders frames, as in netem, unless keep_order"),
+    "delay_distribution": Field(Str(choices=("uniform", "normal", "pareto", "paretonormal")), None,
+                                "shape of the jitter (netem's distribution tables; default uniform)"),
+    "delay_correlation_pct": Field(PCT, None, "correlation of successive delays in %"),
+    "keep_order": Field(Bool(), False, "jitter without reordering: a frame never overtakes the one ahead"),
+    "reorder_pct": Field(PCT, None, "frames sent at once, ahead of delayed ones, in % (netem reorder)"),
+    "reorder_gap": Field(positive(maximum=1_000_000), None,
+                         "reorder only every reorder_gap-th frame (netem's gap; default 1)"),
+    "reorder_correlation_pct": Field(PCT, None, "correlation of successive reorder decisions in %"),
+    "loss_model": Field(Str(choices=tuple(LOSS_MODEL_KEYS)), None,
+                        "bernoulli (default, loss_pct), gilbert_elliott (loss_p/r/bad/good_pct) or "
+                        "4state (loss_p13/p31/p32/p23/p14_pct)"),
+    "loss_pct": Field(PCT, None, "random loss in % (Bernoulli)"),
+    "loss_correlation_pct": Field(PCT, None, "correlation of successive loss decisions in % (netem's; it "
+                                             "also changes the mean loss)"),
+    "loss_p_pct": Field(PCT, None, "Gilbert-Elliott: good to bad transition probability in % (netem p)"),
+    "loss_r_pct": Field(PCT, None, "Gilbert-Elliott: bad to good in % (netem r; default 100; mean burst 1/r)"),
+    "loss_bad_pct": Field(PCT, None, "Gilbert-Elliott: loss in the bad state in % (netem 1-h; default 100)"),
+    "loss_good_pct": Field(PCT, None, "Gilbert-Elliott: loss in the good state in % (netem 1-k; default 0)"),
+    "loss_p13_pct": Field(PCT, None, "4-state: gap to burst-loss in % (netem p13)"),
+    "loss_p31_pct": Field(PCT, None, "4-state: burst-loss to gap in % (netem p31; default 100)"),
+    "loss_p32_pct": Field(PCT, None, "4-state: burst-loss to burst-received in % (netem p32; default 0)"),
+    "loss_p23_pct": Field(PCT, None, "4-state: burst-received to burst-loss in % (netem p23; default 100)"),
+    "loss_p14_pct": Field(PCT, None, "4-state: gap to isolated loss in % (netem p14; default 0)"),
+    "duplicate_pct": Field(PCT, None, "frames sent twice in %"),
+    "duplicate_correlation_pct": Field(PCT, None, "correlation of successive duplication decisions in %"),
+    "corrupt_pct": Field(PCT, None, "frames with one bit flipped in %"),
+    "corrupt_correlation_pct": Field(PCT, None, "correlation of successive corruption decisions in %"),
+    "rate_mbps": Field(positive(integer=False, maximum=MAX_LINK_MBPS), None,
+                       "serialisation rate in Mbit/s per direction (netem rate: each frame waits for the one "
+                       "ahead, (length + rate_overhead_bytes) x 8 / rate)"),
+    "rate_overhead_bytes": Field(Number(integer=True, minimum=-64, maximum=1_000), None,
+                                 "bytes added to every frame's length for rate_mbps (e.g. 24 for Ethernet's "
+                                 "preamble, FCS and gap)"),
+    "queue_pkts": Field(positive(maximum=10_000_000), None,
+                        "frames a direction holds at most, delayed ones included (netem limit; default 1000)"),
+    "queue_bytes": Field(positive(maximum=10_000_000_000), None, "bytes a direction holds at most"),
+}, doc="Shaping and impairment of a link, per direction, with netem's meanings; omitted keys leave it "
+       "unshaped. bw_mbps is realised by HTB; everything else by netem (network.links: veth_tc, where the "
+       "kernel has it) or by the userspace emulator (network.links: linkemu).",
+    extra_check=_link_consistent)
 
 
 def _topology(kind) -> Record:
@@ -73,8 +159,10 @@ NETWORK = Record("network", {
                     "work (docs/dataplane.md)"),
     "datapath": Field(Str(choices=("auto", "kernel", "user")), "auto",
                       "OVS datapath: kernel module when present, else userspace netdev"),
-    "links": Field(Str(choices=LINKS.names()), "veth_tc",
-                   "link realisation: veth_tc = veth pairs shaped by tc (HTB; netem for delay/loss)"),
+    "links": Field(Str(choices=link_choices()), "auto",
+                   "link realisation: veth_tc = veth pairs shaped by tc (HTB; netem for delay, jitter, loss); "
+                   "linkemu = impaired links through the userspace emulator sdnbench-linkemu (every netem "
+                   "option, any kernel); auto = veth_tc where it can give every link, else linkemu"),
     "fail_mode": Field(Str(choices=("secure", "standalone")), "secure",
                        "what switches do without a controller"),
     "link": Field(LINK, None, "default shaping of every link"),
@@ -120,9 +208,22 @@ def defaults_of(record: Record) -> dict:
     return record.check(yaml.compose("{}"), ctx, "") or {}
 
 
+def _hoist(node, shared: dict, ref: str):
+    """node with every copy of shared (whatever its description) replaced by a $ref to it."""
+    if isinstance(node, dict):
+        if {k: v for k, v in node.items() if k != "description"} == shared:
+            return {"$ref": ref, **({"description": node["description"]} if "description" in node else {})}
+        return {k: _hoist(v, shared, ref) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_hoist(v, shared, ref) for v in node]
+    return node
+
+
 def experiment_jsonschema() -> dict:
-    """The published JSON Schema of experiment files."""
-    schema = EXPERIMENT.jsonschema()
+    """The published JSON Schema of experiment files (the link record, used everywhere, once in $defs)."""
+    link = {k: v for k, v in LINK.jsonschema().items() if k != "description"}
+    schema = _hoist(EXPERIMENT.jsonschema(), link, "#/$defs/link")
+    schema["$defs"] = {"link": LINK.jsonschema()}
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://sdnbench.dev/schemas/experiment.schema.json"
     schema["title"] = "sdnbench experiment"

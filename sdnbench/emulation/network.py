@@ -19,7 +19,7 @@ from ..manifest import Manifest
 from ..procs import kill_recorded, wait_for
 from ..topology.graph import TopologyGraph
 from .hosts import RecordedHost
-from .links import LINKS
+from .links import LINKS, resolve
 from .lock import NetworkLock
 from .switches import SWITCHES
 
@@ -56,13 +56,14 @@ class EmulatedNetwork:
 
     def __init__(self, graph: TopologyGraph, manifest: Manifest, datapath: str = "auto",
                  openflow: str = "1.3", fail_mode: str = "secure", lock: NetworkLock | None | bool = None,
-                 switch: str = "ovs", links: str = "veth_tc"):
-        """switch, links: registered kinds (ConfigError naming the choices otherwise).
+                 switch: str = "ovs", links: str = "auto"):
+        """switch, links: registered kinds (ConfigError naming the choices otherwise); links "auto" picks
+        veth_tc where it can realise every link, else the userspace emulator (links.resolve).
         lock: None takes the machine's network lock for the network's lifetime; False means
         the caller already holds it (a campaign holds it from its first controller to its end)."""
         self.graph, self.manifest = graph, manifest
         self.switch = SWITCHES.get(switch)(graph, manifest, openflow, fail_mode, datapath)
-        self.links = LINKS.get(links)(graph, manifest)
+        self.links = LINKS.get(resolve(links, graph.links))(graph, manifest)
         # Links the realisation leaves plain may be carried by the switches (OVS patch ports).
         self.carried = self.switch.plain_links([link for link in graph.links if self.links.plain(link)])
         self.openflow, self.fail_mode = openflow, fail_mode
@@ -232,6 +233,7 @@ class EmulatedNetwork:
     def _remove_leftovers(self) -> None:
         """Delete whatever Mininet did not (after a failed start), then mark all released."""
         self.switch.teardown()
+        self.links.teardown()
         for ifname in self._root_interfaces():
             if Path(f"/sys/class/net/{ifname}").exists():
                 subprocess.run(["ip", "link", "del", ifname], capture_output=True)

@@ -7,7 +7,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 from ..config.loader import Experiment
-from ..emulation.links import LINKS
+from ..emulation.links import LINKS, resolve
 from ..emulation.switches import SWITCHES
 from ..workloads.types import workload_type
 from .plan import topology_graph
@@ -58,9 +58,9 @@ def _data_plane_problems(exp: Experiment) -> list[str]:
     switch = SWITCHES.get(exp.network["switch"]).availability()
     if not switch.ok:
         problems.append(exp.at("network.switch", f"{exp.network['switch']}: {switch.detail}; fix: {switch.fix}"))
-    links = LINKS.get(exp.network["links"])
     for i, spec in enumerate(exp.topologies):
-        cap = links.availability(topology_graph(exp, i).links)
+        graph_links = topology_graph(exp, i).links
+        cap = LINKS.get(resolve(exp.network["links"], graph_links)).availability(graph_links)
         if not cap.ok:
             problems.append(exp.at(f"topologies[{i}]", f"{cap.detail}; needs {cap.fix}"))
     return problems

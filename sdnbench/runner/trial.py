@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..emulation.links.base import LinkWindow
 from ..errors import SdnbenchError
 from ..faults import FaultInjector, FaultRun, flow_fault_metrics
 from ..results.store import ResultStore, TrialRecord, UncataloguedMetric
@@ -83,8 +84,9 @@ def run_trial(trial: Trial, bed: Testbed, progress, setup_s: float) -> TrialOutc
         progress.trial(trial, "failed", 0.0, why[:100])
         return TrialOutcome("failed", broken=why)
     faults = FaultInjector(trial.workload.get("faults") or [], net, adapter, bed.controller_dir)
+    links = net.links.window() if net else LinkWindow()   # e.g. the link emulator's lateness
     try:
-        with CpuMonitor(adapter.pids) as mon, faults, \
+        with CpuMonitor(adapter.pids) as mon, links, faults, \
                 HealthWatch(adapter, net, expected=lambda t: faults.run.in_outage(t, OUTAGE_GRACE_S)) as watch:
             t_measure = time.monotonic()
             results, tool_env = trial.wtype.run(trial, TrialContext(net, adapter, workdir, store))
@@ -99,7 +101,7 @@ def run_trial(trial: Trial, bed: Testbed, progress, setup_s: float) -> TrialOutc
             host.reap()
     timings = {"setup_s": setup_s, "traffic_s": measure_s, "trial_s": time.monotonic() - t0,
                "expected_traffic_s": trial.expected_seconds(), **mon.result()}
-    results += _fault_results(faults.run, results)
+    results += _fault_results(faults.run, results) + _link_results(links)
     left_down = any(end is None for _, end in faults.run.outages)   # e.g. killed and never restarted
     after = [] if left_down else testbed_problems(adapter, net, identity=watch.identity)
     broken = watch.unexpected() + [f"after the trial: {p}" for p in after] + faults.run.errors
@@ -133,6 +135,13 @@ def _failed(trial: Trial, bed: Testbed, why: str, started: float, t0: float, set
 def _log(adapter) -> dict[str, str]:
     tail = adapter.log_tail()
     return {"controller.log.tail": tail} if tail else {}
+
+
+def _link_results(window: LinkWindow) -> list[FlowResult]:
+    """The link realisation's own measurements as one result; its problems become the trial's error note."""
+    if not (window.metrics or window.problems):
+        return []
+    return [FlowResult("links", window.engine, window.metrics, clock="", errors=list(window.problems))]
 
 
 def _fault_results(run: FaultRun, results: list[FlowResult]) -> list[FlowResult]:

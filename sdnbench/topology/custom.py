@@ -10,6 +10,7 @@ from ..config.fields import Any_, Field, REQUIRED, Str
 from ..errors import ConfigError
 from .graph import Host, LinkParams, Switch, TopologyGraph
 from .kind import TopologyKind
+from .links import checked_params
 
 
 def load_class(ref: str, search_path: Path | None):
@@ -27,8 +28,37 @@ def load_class(ref: str, search_path: Path | None):
     return cls
 
 
+#: Mininet's own link options and the experiment file's names for them.
+_MININET_KEYS = {"bw": "bw_mbps", "delay": "delay_ms", "jitter": "jitter_ms", "loss": "loss_pct",
+                 "max_queue_size": "queue_pkts"}
+
+
+def _ms(value) -> float:
+    """A Mininet time option ('5ms', '250us', '1s' or a number of ms) in ms."""
+    if not isinstance(value, str):
+        return float(value)
+    for suffix, scale in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if value.endswith(suffix):
+            return float(value[:-len(suffix)]) * scale
+    return float(value)
+
+
+def link_values(info: dict) -> dict:
+    """The link parameters among a Topo link's options: sdnbench's keys, and Mininet's (bw, delay,
+    jitter, loss, max_queue_size) translated."""
+    out = {k: v for k, v in info.items() if k in LinkParams.keys()}
+    for mininet, ours in _MININET_KEYS.items():
+        if info.get(mininet) is not None and ours not in out:
+            try:
+                out[ours] = _ms(info[mininet]) if mininet in ("delay", "jitter") else info[mininet]
+            except ValueError:
+                raise ConfigError(f"link option {mininet}={info[mininet]!r} is not a time") from None
+    return out
+
+
 def from_mininet_topo(topo, edge: LinkParams, core: LinkParams) -> TopologyGraph:
-    """Convert a built mininet.topo.Topo; link options bw/delay/loss are kept."""
+    """Convert a built mininet.topo.Topo; link options (sdnbench's link keys, or Mininet's bw, delay,
+    jitter, loss, max_queue_size) are kept per link."""
     g = TopologyGraph("custom")
     switches = list(topo.switches())
     hosts = list(topo.hosts())
@@ -44,10 +74,8 @@ def from_mininet_topo(topo, edge: LinkParams, core: LinkParams) -> TopologyGraph
     for a, b, info in topo.links(withInfo=True):
         role = "edge" if a in host_set or b in host_set else "core"
         default = edge if role == "edge" else core
-        params = LinkParams(info.get("bw", default.bw_mbps), info.get("delay_ms", default.delay_ms),
-                            info.get("loss", default.loss_pct))
-        if isinstance(info.get("delay"), str):   # Mininet writes delay as '5ms'
-            params = LinkParams(params.bw_mbps, float(info["delay"].rstrip("ms")), params.loss_pct)
+        values = link_values(info)
+        params = checked_params(values, f"link {a}-{b}", default) if values else default
         g.add_link(a, b, params, role)
     return g
 

@@ -6,20 +6,59 @@ A graph is pure data: no root, no Mininet. Builders in this package return one;
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 
 @dataclass(frozen=True)
 class LinkParams:
-    """Shaping of one link; None means unshaped."""
+    """Shaping and impairment of one link, the same in each direction; None means not set.
+
+    The names are the experiment file's `link` keys (sdnbench.config.schema.LINK), with
+    netem's meanings: see docs/linkemu.md.
+    """
 
     bw_mbps: float | None = None
     delay_ms: float | None = None
+    jitter_ms: float | None = None
+    delay_distribution: str | None = None
+    delay_correlation_pct: float | None = None
+    keep_order: bool = False
+    reorder_pct: float | None = None
+    reorder_gap: int | None = None
+    reorder_correlation_pct: float | None = None
+    loss_model: str | None = None
     loss_pct: float | None = None
+    loss_correlation_pct: float | None = None
+    loss_p_pct: float | None = None
+    loss_r_pct: float | None = None
+    loss_bad_pct: float | None = None
+    loss_good_pct: float | None = None
+    loss_p13_pct: float | None = None
+    loss_p31_pct: float | None = None
+    loss_p32_pct: float | None = None
+    loss_p23_pct: float | None = None
+    loss_p14_pct: float | None = None
+    duplicate_pct: float | None = None
+    duplicate_correlation_pct: float | None = None
+    corrupt_pct: float | None = None
+    corrupt_correlation_pct: float | None = None
+    rate_mbps: float | None = None
+    rate_overhead_bytes: int | None = None
+    queue_pkts: int | None = None
+    queue_bytes: int | None = None
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        """Every parameter name, as the experiment file spells it."""
+        return tuple(f.name for f in fields(cls))
+
+    def impairments(self) -> dict:
+        """The parameters set beyond bw_mbps: what netem (or the userspace emulator) must realise."""
+        return {k: v for k, v in asdict(self).items() if k != "bw_mbps" and v not in (None, False, 0)}
 
     def needs_netem(self) -> bool:
-        """True when the link asks for delay or loss, which only netem provides."""
-        return bool(self.delay_ms) or bool(self.loss_pct)
+        """True when the link asks for more than a bandwidth limit (delay, loss, jitter, ...)."""
+        return bool(self.impairments())
 
 
 @dataclass(frozen=True)

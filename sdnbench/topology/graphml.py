@@ -4,11 +4,13 @@ Every node becomes a switch (s1, s2, ... in file order) and every edge a core
 link; each switch gets `hosts_per_switch` hosts. Link speeds in the file
 (Topology Zoo's `LinkSpeedRaw` in bit/s, or `LinkSpeed` with `LinkSpeedUnits`)
 become the link's bandwidth limit unless the experiment shapes core links
-itself. networkx reads the file.
+itself; edge attributes named like the experiment's link keys (`delay_ms`,
+`loss_pct`, ...) shape that link alone. networkx reads the file.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
@@ -18,6 +20,7 @@ from ..config.fields import REQUIRED, Bool, Field, Str
 from ..errors import ConfigError
 from .graph import LinkParams, TopologyGraph
 from .kind import MAX_HOSTS, MAX_SWITCHES, TopologyKind, size_param
+from .links import checked_params
 
 #: Multipliers of Topology Zoo's LinkSpeedUnits to Mbit/s.
 _UNIT_MBPS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}
@@ -90,7 +93,11 @@ def build(path: Path, hosts_per_switch: int, link_speeds: bool,
         # A bandwidth the experiment sets on core links wins over the file's.
         speed = link_speed_mbps(attrs) if link_speeds and core.bw_mbps is None else None
         if speed:
-            params = LinkParams(speed, core.delay_ms, core.loss_pct)
+            params = replace(core, bw_mbps=speed)
+        # Edge attributes named like link keys (delay_ms, loss_pct, ...) shape that link alone.
+        values = {k: v for k, v in attrs.items() if k in LinkParams.keys()}
+        if values:
+            params = checked_params(values, f"{path}: edge {_node_name(g, a)} - {_node_name(g, b)}", params)
         out.add_link(names[a], names[b], params)
     for switch in names.values():
         for _ in range(hosts_per_switch):

@@ -84,13 +84,12 @@ def test_run_prints_comparison_and_exports(tmp_path):
     assert res.returncode == 0 and res.stdout.startswith("topology,workload,params,controller,metric")
 
 
-def test_sigkill_mid_trial_then_clean_then_resume(tmp_path):
-    exp = write_experiment(tmp_path, reps=3, duration=3)
-    rundir = tmp_path / "run"
+def kill_in_second_trial(exp: Path, rundir: Path, wait_s: float = 120) -> None:
+    """Run exp and SIGKILL sdnbench a second into its second trial (after the first is stored)."""
     proc = subprocess.Popen([sys.executable, "-m", "sdnbench", "run", str(exp), "--out", str(rundir)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + wait_s
         while trials_ok(rundir) < 1 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert trials_ok(rundir) >= 1, "first trial never finished"
@@ -98,6 +97,12 @@ def test_sigkill_mid_trial_then_clean_then_resume(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+
+
+def test_sigkill_mid_trial_then_clean_then_resume(tmp_path):
+    exp = write_experiment(tmp_path, reps=3, duration=3)
+    rundir = tmp_path / "run"
+    kill_in_second_trial(exp, rundir)
     held = outstanding(rundir / MANIFEST_NAME)
     kinds = {r["kind"] for r in held}
     assert {"process", "bridge", "interface"} <= kinds, held

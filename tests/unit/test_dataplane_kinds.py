@@ -10,7 +10,7 @@ from sdnbench.config.loader import parse_experiment
 from sdnbench.emulation import capabilities
 from sdnbench.emulation.capabilities import Capability
 from sdnbench.emulation.kinds import Registry
-from sdnbench.emulation.links import LINKS, LinkKind
+from sdnbench.emulation.links import LINKS, LinkKind, link_choices
 from sdnbench.emulation.network import EmulatedNetwork
 from sdnbench.emulation.switches import SWITCHES, SwitchKind
 from sdnbench.emulation.switches.base import has_switch_loop
@@ -50,10 +50,10 @@ def test_every_registered_kind_is_its_class():
             assert issubclass(cls, base) and cls.name == name
 
 
-def test_defaults_are_todays_data_plane():
+def test_defaults_are_ovs_and_automatic_links():
     assert SWITCHES.names()[0] == "ovs" and LINKS.names()[0] == "veth_tc"
     network = parse_experiment(EXPERIMENT, Path("exp.yaml")).network
-    assert (network["switch"], network["links"]) == ("ovs", "veth_tc")
+    assert (network["switch"], network["links"]) == ("ovs", "auto")
 
 
 @pytest.mark.parametrize("key", ["switch", "links"])
@@ -61,7 +61,7 @@ def test_unknown_kind_in_file_names_line_and_choices(key):
     text = EXPERIMENT + f"network:\n  {key}: warp\n"
     with pytest.raises(ConfigError) as info:
         parse_experiment(text, Path("exp.yaml"))
-    choices = {"switch": SWITCHES, "links": LINKS}[key].names()
+    choices = {"switch": SWITCHES.names(), "links": link_choices()}[key]
     assert f"exp.yaml:11: network.{key}: expected one of {', '.join(choices)}; got 'warp'" in str(info.value)
 
 
@@ -92,7 +92,7 @@ def test_veth_tc_refuses_delay_without_netem_and_names_it(no_netem):
 def test_start_refuses_before_building_anything(no_netem, tmp_path):
     """The missing capability stops start() before the lock, a bridge or a manifest record."""
     graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1, "link": {"loss_pct": 1}})
-    net = EmulatedNetwork(graph, Manifest(tmp_path), datapath="user")
+    net = EmulatedNetwork(graph, Manifest(tmp_path), datapath="user", links="veth_tc")
     with pytest.raises(CapabilityError, match="links ask for delay/loss but tc qdisc netem unavailable"):
         net.start()
     assert net.net is None and Manifest(tmp_path).outstanding() == []
@@ -128,4 +128,4 @@ def test_loops_are_found_in_the_switch_graph():
 def test_doctor_lists_every_kind(monkeypatch):
     monkeypatch.setattr(SWITCHES.get("ovs"), "availability", classmethod(lambda cls: Capability("x", True, "up")))
     names = [c.name for c in doctor._data_plane()]
-    assert names == [f"switch {n}" for n in SWITCHES.names()] + [f"links {n}" for n in LINKS.names()]
+    assert names == [f"switch {n}" for n in SWITCHES.names()] + [f"links {n}" for n in LINKS.names()] + ["links auto"]

@@ -27,6 +27,7 @@ pub fn flow_fields(f: &mut FlowStats, prefix: &str, delay_valid: bool) -> Map<St
     m.insert("rx_pkts".into(), json!(f.rx_pkts));
     m.insert("loss_pkts".into(), json!(lost));
     m.insert("loss_pct".into(), if expected > 0 { json!(100.0 * lost as f64 / expected as f64) } else { Value::Null });
+    m.insert("loss_bursts".into(), json!(f.loss_bursts()));
     m.insert("reordered_pkts".into(), json!(f.reordered));
     m.insert("duplicate_pkts".into(), json!(f.duplicates));
     m.insert("out_of_range_pkts".into(), json!(f.out_of_range));

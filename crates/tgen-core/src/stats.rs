@@ -69,6 +69,27 @@ impl SeqSet {
         self.bits[w] |= 1 << b;
         Some(new)
     }
+
+    /// Runs of consecutive sequence numbers below `end` never seen: loss bursts (RFC 3357),
+    /// so loss / bursts is the mean burst length.
+    pub fn missing_runs(&self, end: u64) -> u64 {
+        let end = end.min(self.limit);
+        let (mut runs, mut in_gap) = (0, false);
+        let mut seq = 0;
+        while seq < end {
+            let word = self.bits.get((seq / 64) as usize).copied().unwrap_or(0);
+            if seq % 64 == 0 && word == u64::MAX && end - seq >= 64 {
+                in_gap = false;   // 64 received in a row
+                seq += 64;
+                continue;
+            }
+            let seen = word & (1 << (seq % 64)) != 0;
+            runs += (!seen && !in_gap) as u64;
+            in_gap = !seen;
+            seq += 1;
+        }
+        runs
+    }
 }
 
 /// `a - b` in nanoseconds, exact for any realistic times and clamped (never
@@ -260,6 +281,11 @@ impl FlowStats {
         self.expected().saturating_sub(self.rx_pkts)
     }
 
+    /// Runs of consecutive lost sequence numbers (a late, reordered packet fills its gap).
+    pub fn loss_bursts(&self) -> u64 {
+        self.seen.missing_runs(self.expected())
+    }
+
     /// Nearest-rank percentiles of the one-way delay, None without samples.
     pub fn percentiles(&mut self) -> Option<Percentiles> {
         if self.samples.is_empty() {
@@ -300,6 +326,20 @@ mod tests {
         }
         f.sender_count = Some(10);
         assert_eq!((f.rx_pkts, f.duplicates, f.reordered, f.lost()), (8, 1, 1, 2));
+        assert_eq!(f.loss_bursts(), 2);
+    }
+
+    #[test]
+    fn loss_bursts_are_runs_of_missing_sequences() {
+        let mut set = SeqSet::new(1 << 20);
+        // 0..200 received except 3..6 (one burst), 70 (one), 130..140 and the tail 190..200.
+        for s in (0..190u64).filter(|s| !(3..6).contains(s) && *s != 70 && !(130..140).contains(s)) {
+            set.insert(s);
+        }
+        assert_eq!(set.missing_runs(200), 4);
+        assert_eq!(set.missing_runs(190), 3);
+        assert_eq!(set.missing_runs(3), 0);
+        assert_eq!(SeqSet::new(10).missing_runs(100), 1);
     }
 
     #[test]

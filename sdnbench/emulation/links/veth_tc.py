@@ -1,4 +1,5 @@
-"""Links as veth pairs, shaped in the kernel by tc: HTB for bandwidth, netem for delay and loss."""
+"""Links as veth pairs, shaped in the kernel by tc: HTB for bandwidth, netem for delay, jitter and loss
+(what Mininet's TCLink passes to netem; the rest of netem's options are the userspace emulator's)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Iterable
 from .. import capabilities
 from ..capabilities import Capability
 from .base import LinkKind
+from .impairment import tclink_unsupported
 
 
-def _quiet_htb_quantum_warning() -> None:
+def quiet_htb_quantum_warning() -> None:
     """Drop Mininet's relay of the kernel's harmless 'quantum of class is big' HTB note."""
     from mininet.log import lg
 
@@ -27,8 +29,12 @@ class VethTc(LinkKind):
 
     @classmethod
     def availability(cls, links: Iterable = ()) -> Capability:
-        """Refuse delay/loss without netem and bandwidth without HTB, naming the missing qdisc."""
+        """Refuse what TCLink cannot express, delay/loss without netem and bandwidth without HTB, naming why."""
         links = list(links)
+        beyond = sorted({k for link in links for k in tclink_unsupported(link.params)})
+        if beyond:
+            return Capability(cls.name, False, f"links ask for {', '.join(beyond)}, which Mininet's TCLink "
+                                               "cannot give", "network.links: linkemu (or auto)")
         needs = [("netem", "delay/loss", any(link.params.needs_netem() for link in links)),
                  ("htb", "a bandwidth limit", any(link.params.bw_mbps for link in links))]
         for qdisc, what, needed in needs:
@@ -39,7 +45,7 @@ class VethTc(LinkKind):
             return Capability(cls.name, True, "veth pairs, shaped by tc where asked")
         works = [q for q in ("htb", "netem") if capabilities.qdisc_available(q).ok]
         return Capability(cls.name, True, f"veth pairs; tc shaping: {', '.join(works) or 'none'}"
-                          + ("" if "netem" in works else " (delay_ms/loss_pct refused: no netem)"))
+                          + ("" if "netem" in works else " (delay, jitter, loss refused: no netem)"))
 
     def plain(self, link) -> bool:
         """An unshaped link is a bare veth pair."""
@@ -52,13 +58,16 @@ class VethTc(LinkKind):
         from mininet.link import TCLink
 
         p = link.params
-
-        _quiet_htb_quantum_warning()
+        quiet_htb_quantum_warning()
         opts = {"cls": TCLink, "bw": p.bw_mbps}
         if p.delay_ms:
             opts["delay"] = f"{p.delay_ms}ms"
+        if p.jitter_ms:
+            opts["jitter"] = f"{p.jitter_ms}ms"
         if p.loss_pct:
             opts["loss"] = p.loss_pct
+        if p.queue_pkts:
+            opts["max_queue_size"] = p.queue_pkts
         return opts
 
     def describe(self) -> dict:
