@@ -187,6 +187,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
             adapter.start(controller_dir)
         if net is not None:
             net.start()
+            env.update(net.describe())      # again: parts that fell back while starting say why
             if not adapter.standalone:
                 net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
                 env.update(adapter.network_ready(net))
