@@ -4,8 +4,9 @@ Every start boots a fresh Karaf base in the run directory (odl_base.py: its
 configuration and why), with a bounded Java heap (spec.options["heap"],
 default 1g) and the cores of spec.cpus. start() returns once the OpenFlow port
 listens, RESTCONF answers and Karaf's log says "System ready" (a first boot
-takes 45-100 s here). stop() lets Karaf shut down (about 6 s), then escalates
-to SIGTERM and SIGKILL by process group.
+takes 45-100 s here; a boot that stalls is replaced by one fresh boot, see
+odl_boot.py). stop() lets Karaf shut down (about 6 s), then escalates to
+SIGTERM and SIGKILL by process group.
 
 This release has no reactive forwarding application (the l2switch project
 ended years ago): switches forward only what is programmed. Once the network
@@ -21,6 +22,7 @@ OpenFlow 1.3's model; openflowplugin's OpenFlow 1.0 path is not tested here.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -32,14 +34,13 @@ from ..paths import controllers_dir
 from ..restclient import RestClient
 from .base import Availability, SouthboundProfile
 from .odl_base import FIXED_PORTS, make_base, tidy_base
+from .odl_boot import KarafBoot
 from .process import ProcessAdapter, free_port, port_listening
 
 INSTALL_FIX = "scripts/install-controllers.sh odl   (or: make controllers)"
 DEFAULT_REST_PORT = 8181
 DEFAULT_HEAP = "1g"
 CREDENTIALS = "admin:admin"     # the distribution's default RESTCONF user
-READY_LINE = "System ready"
-FAILED_LINE = "diag failure"    # infrautils' readiness check gave up on a bundle
 #: Karaf shuts down in ~6 s on SIGTERM; after this it is killed.
 STOP_GRACE_S = 30.0
 
@@ -69,6 +70,10 @@ def java_version(java_home: str) -> str:
     return "?"
 
 
+class BootStalled(ControllerError):
+    """OpenDaylight's boot stopped progressing (odl_boot.KarafBoot)."""
+
+
 class OdlAdapter(ProcessAdapter):
     """OpenDaylight in a fresh Karaf base per start, OpenFlow and RESTCONF on loopback."""
 
@@ -82,6 +87,8 @@ class OdlAdapter(ProcessAdapter):
         self.rest_port = spec.rest_port or DEFAULT_REST_PORT
         self.base: Path | None = None
         self.started_s: float | None = None
+        self.boot_attempts = 0
+        self._boot: KarafBoot | None = None
 
     @classmethod
     def availability(cls) -> Availability:
@@ -154,34 +161,66 @@ class OdlAdapter(ProcessAdapter):
         return self.base / "data" / "log" / "karaf.log" if self.base else None
 
     def start(self, rundir: Path, timeout_s: float = 300.0) -> None:
-        """Start and return once OpenFlow listens, RESTCONF answers and Karaf says System ready."""
+        """Start and return once Karaf says System ready, OpenFlow listens and RESTCONF answers.
+
+        A boot that stalls (odl_boot: its bundle counts stop changing) is stopped, its base kept
+        beside the next as <label>-karaf-stalled, and one fresh boot is tried in the time left."""
         t0 = time.monotonic()
-        try:
-            super().start(rundir, timeout_s)
-            self._wait_ready(t0 + timeout_s)
-        except ControllerError as exc:
-            tail = self._karaf_tail()
-            if not tail:
-                raise
-            raise ControllerError(f"{exc}\nKaraf log {self.karaf_log()}:\n{tail}") from None
+        deadline = t0 + timeout_s
+        for attempt in (1, 2):
+            try:
+                super().start(rundir, timeout_s)
+                self._wait_ready(deadline)
+                break
+            except BootStalled as exc:
+                if attempt == 2 or time.monotonic() >= deadline:
+                    raise ControllerError(f"{exc}\nKaraf log {self.karaf_log()}:\n{self._boot.diagnosis()}") from None
+                self._set_aside_stalled(Path(rundir))
+            except ControllerError as exc:
+                diagnosis = self._boot.diagnosis() if self._boot else ""
+                if not diagnosis:
+                    raise
+                raise ControllerError(f"{exc}\nKaraf log {self.karaf_log()}:\n{diagnosis}") from None
+        self.boot_attempts = attempt
         self.started_s = time.monotonic() - t0
+
+    def _wait_listening(self, timeout_s: float) -> None:
+        """Nothing to wait for yet: the OpenFlow port opens only after System ready (_wait_ready)."""
+        self._boot = KarafBoot(self.karaf_log())
 
     def _wait_ready(self, deadline: float) -> None:
         client = self.client(timeout_s=5.0)
         while True:
-            log = self._karaf_text()
-            if FAILED_LINE in log:
+            state = self._boot.state()
+            if state == "failed":
                 self.stop()
                 raise ControllerError(f"{self.spec.label}: OpenDaylight's readiness check failed")
-            if READY_LINE in log and self._rest_answers(client):
+            if state == "stalled":
+                self.stop()
+                raise BootStalled(f"{self.spec.label}: OpenDaylight's boot stalled (no bundle started "
+                                  f"or stopped waiting for {self._boot.stall_s:g} s)")
+            if state == "ready" and self.listening() and self._rest_answers(client):
                 return
             if not self.pids():
                 self.stop()
-                raise ControllerError(f"{self.spec.label}: OpenDaylight exited during boot")
+                raise ControllerError(f"{self.spec.label}: OpenDaylight exited during boot; log {self.log_path}")
             if time.monotonic() >= deadline:
                 self.stop()
-                raise ControllerError(f"{self.spec.label}: RESTCONF on 127.0.0.1:{self.rest_port} not ready")
+                what = {"ready": f"RESTCONF on 127.0.0.1:{self.rest_port} or OpenFlow on "
+                                 f"{self.spec.host}:{self.spec.port} not ready",
+                        "booting": "Karaf did not say System ready"}[state]
+                raise ControllerError(f"{self.spec.label}: {what}")
             time.sleep(0.5)
+
+    def _set_aside_stalled(self, rundir: Path) -> None:
+        """Keep a stalled boot's base and console log for a post-mortem; the next boot starts afresh."""
+        aside = rundir / f"{self.spec.label}-karaf-stalled"
+        if aside.exists():
+            shutil.rmtree(aside)
+        if self.base is not None and self.base.exists():
+            self.base.rename(aside)
+        if self.log_path is not None and self.log_path.exists():
+            self.log_path.rename(aside / self.log_path.name)
 
     @staticmethod
     def _rest_answers(client: RestClient) -> bool:
@@ -189,19 +228,6 @@ class OdlAdapter(ProcessAdapter):
             return client.get("/rests/data/network-topology:network-topology").ok
         except OSError:
             return False
-
-    def _karaf_text(self) -> str:
-        log = self.karaf_log()
-        try:
-            return log.read_text(errors="replace") if log else ""
-        except OSError:
-            return ""
-
-    def _karaf_tail(self, lines: int = 15) -> str:
-        """The log's last ERROR lines, else its last lines."""
-        text = self._karaf_text().splitlines()
-        errors = [line for line in text if "| ERROR |" in line]
-        return "\n".join((errors or text)[-lines:])
 
     def stop(self) -> None:
         """SIGTERM the JVM and give Karaf STOP_GRACE_S to shut down, then escalate; tidy the base."""
@@ -254,6 +280,7 @@ class OdlAdapter(ProcessAdapter):
         from ..emulation.network import port_plan
 
         facts = {"controller_start_s": round(self.started_s or 0.0, 2), "controller_heap": self.heap(),
+                 "controller_boot_attempts": self.boot_attempts,
                  "inventory_s": round(self.wait_inventory({s.dpid for s in net.graph.switches}), 2)}
         mode = self.spec.options.get("forwarding", "proactive")
         if mode == "none":
