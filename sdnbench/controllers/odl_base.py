@@ -17,6 +17,9 @@ What this module sets, and why:
   and port, so with jetty.xml on 0.0.0.0:8181 and pax-web on 127.0.0.1 it
   opens a second connector, the bind fails, and every RESTCONF bundle waits
   until the 300 s readiness timeout.
+- Configuration is read from etc/, never written back to it
+  (`felix.fileinstall.enableConfigSave = false`): a boot once emptied
+  etc/org.ops4j.pax.logging.cfg this way, and Karaf's log then went silent.
 - The Karaf SSH console (8101), JMX/RMI (1099, 44444) and the Akka cluster
   port (2550) are on 127.0.0.1 already (sshHost is set by install-odl.sh);
   their port numbers are fixed, so one OpenDaylight runs per machine.
@@ -84,6 +87,8 @@ def make_base(home: Path, base: Path, address: str, openflow_port: int, legacy_p
     web.write_text(set_property(text, "org.ops4j.pax.web.listening.addresses", address))
     jetty = base / "etc" / "jetty.xml"
     jetty.write_text(without_jetty_connector(jetty.read_text()))
+    framework = base / "etc" / "config.properties"
+    framework.write_text(set_property(framework.read_text(), "felix.fileinstall.enableConfigSave", "false"))
 
 
 def tidy_base(base: Path) -> None:

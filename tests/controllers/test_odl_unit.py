@@ -37,6 +37,8 @@ def fake_home(tmp_path, monkeypatch):
     (home / "bin").mkdir()
     (home / "bin" / "karaf").write_text("#!/bin/sh\n")
     (home / "etc" / "jetty.xml").write_text(JETTY)
+    (home / "etc" / "config.properties").write_text("felix.fileinstall.enableConfigSave = true\n"
+                                                    "felix.fileinstall.dir    = ${karaf.etc}\n")
     (home / "etc" / "org.ops4j.pax.web.cfg").write_text("org.ops4j.pax.web.config.file = etc/jetty.xml\n"
                                                          "org.osgi.service.http.port = 8181\n")
     jdk = tmp_path / "jdk"
@@ -82,6 +84,8 @@ def test_the_base_puts_every_listener_on_loopback(fake_home, tmp_path):
     assert "org.osgi.service.http.port = 18181" in web and "org.ops4j.pax.web.listening.addresses = 127.0.0.1" in web
     jetty = (base / "etc" / "jetty.xml").read_text()
     assert "addConnector" not in jetty and "addBean" in jetty
+    framework = (base / "etc" / "config.properties").read_text()
+    assert "felix.fileinstall.enableConfigSave = false" in framework and "fileinstall.dir" in framework
     assert (fake_home / "etc" / "jetty.xml").read_text() == JETTY, "the distribution itself is never changed"
     for scratch in ("data/cache/x", "data/tmp/y"):
         (base / scratch).parent.mkdir(parents=True, exist_ok=True)
