@@ -90,6 +90,24 @@ pub struct Counters {
     pub airtime_ns: u64,
 }
 
+impl Counters {
+    /// Field-wise self − base (a report window); the rate stays the latest.
+    pub fn since(&self, base: &Counters) -> Counters {
+        Counters {
+            rate_mbps: self.rate_mbps,
+            attempts: self.attempts - base.attempts,
+            retries: self.retries - base.retries,
+            collisions: self.collisions - base.collisions,
+            frame_errors: self.frame_errors - base.frame_errors,
+            delivered_pkts: self.delivered_pkts - base.delivered_pkts,
+            delivered_bytes: self.delivered_bytes - base.delivered_bytes,
+            retry_drops: self.retry_drops - base.retry_drops,
+            queue_drops: self.queue_drops - base.queue_drops,
+            airtime_ns: self.airtime_ns - base.airtime_ns,
+        }
+    }
+}
+
 /// A frame whose fate is decided.
 #[derive(Debug)]
 pub struct Outcome<T> {
