@@ -19,6 +19,8 @@ import pytest
 from sdnbench.emulation.lock import NetworkLock
 from sdnbench.paths import native_tool
 
+from .helpers import skip_unless_built
+
 pytestmark = pytest.mark.netns
 
 NS = {"emu": "sdnwl-emu", "ap": "sdnwl-ap", "s1": "sdnwl-s1", "s2": "sdnwl-s2"}
@@ -41,9 +43,7 @@ def offloads_off(dev: str, ns: str) -> None:
 @pytest.fixture(scope="module")
 def cell(tmp_path_factory):
     """Two stations on one AP's medium, 10 m away, best rate (54 Mbit/s); yields the emulator's config path."""
-    for tool in ("sdnbench-tgen", "sdnbench-linkemu"):
-        if native_tool(tool) is None:
-            pytest.skip(f"{tool} is not built (cargo build --release -p {tool})")
+    skip_unless_built("sdnbench-tgen", "sdnbench-linkemu")
     lock = NetworkLock()
     lock.acquire()
     tmp = tmp_path_factory.mktemp("wireless")
