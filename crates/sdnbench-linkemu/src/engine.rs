@@ -129,9 +129,9 @@ impl Engine {
                     offset_ns: sys::realtime_offset_ns() })
     }
 
-    /// Frames held in the wheel and the media now.
+    /// Frames held now: in the wheel, and in the media's queues.
     pub fn held(&self) -> usize {
-        self.wheel.len() + self.dirs.iter().filter_map(|d| d.air.as_ref()).map(|a| a.held as usize).sum::<usize>()
+        self.dirs.iter().map(|d| d.held_pkts() as usize).sum()
     }
 
     /// Runs until SIGTERM/SIGINT; periodic reports every `interval_ns` (0: none).
