@@ -221,3 +221,13 @@ def test_air_counters_become_catalogued_trial_metrics():
     rows = json.loads(stations)
     assert [(r["link"], r["access_point"], r["way"]) for r in rows][:2] == [("h1-s1", "s1", "up"), ("h1-s1", "s1", "down")]
     assert air_window({"links": [{"link": "s1-s2", "dir": "a>b"}]}, {}) == ({}, None)
+
+
+def test_the_r1_wireless_example_plans_its_three_topologies_as_wireless():
+    from sdnbench.config.loader import load_experiment
+
+    exp = load_experiment(Path(__file__).resolve().parents[2] / "examples" / "r1-pox-vs-ryu-wireless.yaml")
+    trials = expand(exp)
+    assert sorted({t.topology for t in trials}) == ["linear-7-wireless", "single-8-wireless", "tree-3x2-wireless"]
+    assert all(cell.distance_m(st) == pytest.approx(50) for t in trials for cell in t.graph.cells.values()
+               for st in cell.stations)
