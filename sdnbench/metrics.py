@@ -44,13 +44,15 @@ def by_name(*metrics: Metric) -> dict[str, Metric]:
 def catalog() -> dict[str, Metric]:
     """Every metric sdnbench stores: each workload type's, fault recovery's, the link realisations' own, then
     the testbed monitor's."""
+    from .emulation.links.air import AIR_METRICS
     from .emulation.links.base import LINK_METRICS
     from .faults import FAULT_METRICS
     from .runner.monitor import MONITOR_METRICS
     from .workloads.types import WORKLOAD_TYPES
 
     out: dict[str, Metric] = {}
-    for group in [*(t.metrics for t in WORKLOAD_TYPES.values()), FAULT_METRICS, LINK_METRICS, MONITOR_METRICS]:
+    for group in [*(t.metrics for t in WORKLOAD_TYPES.values()), FAULT_METRICS, LINK_METRICS, AIR_METRICS,
+                  MONITOR_METRICS]:
         for name, m in group.items():
             known = out.setdefault(name, m)
             if known != m:

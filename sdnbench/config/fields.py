@@ -46,6 +46,13 @@ class Context:
         line = node.start_mark.line + 1 if node is not None else None
         self.issues.append(Issue(line, key, message))
 
+    def error_at(self, node: yaml.Node | None, key: str, message: str) -> None:
+        """Record a problem at the line of key when the file wrote it, else at node's."""
+        if key in self.lines:
+            self.issues.append(Issue(self.lines[key], key, message))
+        else:
+            self.error(node, key, message)
+
 
 def _scalar(node: yaml.Node) -> Any:
     """The Python value of a scalar node (tags were resolved safely when the file was read)."""
@@ -311,6 +318,7 @@ class Mapping(Type):
                 ctx.error(knode, path, "key given twice")
                 failed = True
                 continue
+            ctx.lines[path] = vnode.start_mark.line + 1
             problem = self.keys(k) if self.keys else None
             if problem:
                 ctx.error(knode, path, problem)

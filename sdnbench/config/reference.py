@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..faults import FAULT
+from ..media import MEDIA
 from ..topology.kind import MAX_HOSTS, MAX_SWITCHES
 from ..workloads.types import WORKLOAD_TYPES
 from . import limits, source
-from .fields import MAX_NAME_CHARS, MAX_SWEEP_POINTS, REQUIRED, ListOf, Number, Record, Tagged, Type
+from .fields import MAX_NAME_CHARS, MAX_SWEEP_POINTS, REQUIRED, ListOf, Mapping, Number, Record, Tagged, Type
 from .schema import CONTROLLER, EXPERIMENT, LINK, NETWORK, TOPOLOGY
 
 
@@ -19,6 +20,8 @@ def _type_name(t: Type) -> str:
         return t.expected().removeprefix("an ").removeprefix("a ")
     if isinstance(t, Record):
         return t.name
+    if isinstance(t, Mapping):
+        return f"mapping of names to {_type_name(t.value)}"
     if isinstance(t, Tagged):
         return "topology" if t.tag == "kind" else "workload"
     if "enum" in js:
@@ -34,6 +37,17 @@ def _table(record: Record) -> list[str]:
     return lines
 
 
+def _nested(title: str, record: Record) -> list[tuple[str, Record]]:
+    """A record's section, then one for each record inside it (a mapping's or list's items)."""
+    out = [(title, record)]
+    for key, f in record.fields.items():
+        inner = f.type.value if isinstance(f.type, Mapping) else f.type.item if isinstance(f.type, ListOf) else f.type
+        if isinstance(inner, Record):
+            suffix = ".NAME" if isinstance(f.type, Mapping) else "[]" if isinstance(f.type, ListOf) else ""
+            out += _nested(f"{title.split(',')[0]}.{key}{suffix}", inner)
+    return out
+
+
 def markdown_reference() -> str:
     """The whole reference."""
     out = ["# Experiment file format", "",
@@ -46,6 +60,9 @@ def markdown_reference() -> str:
         sections.append((f"workloads[] (type: {name})", wtype.record))
         sections += list(wtype.doc_records)
     sections.append(("workloads[].faults[]", FAULT))
+    for name, medium in MEDIA.items():
+        if medium.record:
+            sections += _nested(f"network.{name}, topologies[].{name}", medium.record)
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:

@@ -7,6 +7,8 @@ import yaml
 from ..controllers import ADAPTERS
 from ..emulation.links import link_choices
 from ..emulation.switches import SWITCHES
+from ..media import DEFAULT as DEFAULT_MEDIUM
+from ..media import MEDIA
 from ..topology import KINDS as TOPOLOGY_KINDS
 from ..workloads.types import DEFAULT_TYPE, WORKLOAD_TYPES
 from .fields import (NAME, REQUIRED, Any_, Bool, Context, Field, ListOf, Number, Record, Str, Tagged,
@@ -125,6 +127,8 @@ def _topology(kind) -> Record:
         "link": Field(LINK, None, "shaping of every link (edge and core)"),
         "edge_link": Field(LINK, None, "shaping of host-switch links (overrides link)"),
         "core_link": Field(LINK, None, "shaping of switch-switch links (overrides link)"),
+        **{name: Field(m.record, None, f"{name} settings for this topology alone (replace network.{name})")
+           for name, m in MEDIA.items() if m.record},
     }
 
     def too_large(spec: dict, node, ctx: Context, key: str) -> None:
@@ -152,6 +156,15 @@ CONTROLLER = Record("controller", {
     "options": Field(Any_(), {}, "adapter options passed through"),
 })
 
+def _medium_links(network: dict, node, ctx: Context, key: str) -> None:
+    """A medium only some link realisations carry (wireless: the link emulator's shared media)."""
+    for medium in network["medium"]:
+        need = MEDIA[medium].links
+        if need and network["links"] not in ("auto", *need):
+            ctx.error_at(node, f"{key}.links", f"medium {medium} needs links {' or '.join(need)} (or auto), "
+                                            f"not {network['links']}")
+
+
 NETWORK = Record("network", {
     "switch": Field(Str(choices=SWITCHES.names()), "ovs",
                     "switch implementation: ovs = Open vSwitch bridges (on the datapath below); ovs_fast = "
@@ -166,9 +179,15 @@ NETWORK = Record("network", {
     "fail_mode": Field(Str(choices=("secure", "standalone")), "secure",
                        "what switches do without a controller"),
     "link": Field(LINK, None, "default shaping of every link"),
+    "medium": Field(ListOf(Str(choices=tuple(MEDIA)), scalar_ok=True, max_items=len(MEDIA)), [DEFAULT_MEDIUM],
+                    "how hosts reach their switches, one or a list compared side by side (every topology is "
+                    "built on each: rows named like linear-7 and linear-7-wireless): " +
+                    "; ".join(f"{n} = {m.doc}" for n, m in MEDIA.items())),
+    **{name: Field(m.record, None, f"{name} settings of every topology (docs/wireless.md)")
+       for name, m in MEDIA.items() if m.record},
     "connect_timeout_s": Field(positive(integer=False, maximum=MAX_WAIT_S), 60,
                                "how long to wait for every switch to connect"),
-})
+}, extra_check=_medium_links)
 
 WORKLOAD = Tagged({name: t.record for name, t in WORKLOAD_TYPES.items()}, tag="type", default=DEFAULT_TYPE)
 
@@ -220,10 +239,14 @@ def _hoist(node, shared: dict, ref: str):
 
 
 def experiment_jsonschema() -> dict:
-    """The published JSON Schema of experiment files (the link record, used everywhere, once in $defs)."""
-    link = {k: v for k, v in LINK.jsonschema().items() if k != "description"}
-    schema = _hoist(EXPERIMENT.jsonschema(), link, "#/$defs/link")
-    schema["$defs"] = {"link": LINK.jsonschema()}
+    """The published JSON Schema of experiment files (the link and medium records, used everywhere, once
+    in $defs)."""
+    shared = {"link": LINK, **{name: m.record for name, m in MEDIA.items() if m.record}}
+    schema = EXPERIMENT.jsonschema()
+    for name, record in shared.items():
+        plain = {k: v for k, v in record.jsonschema().items() if k != "description"}
+        schema = _hoist(schema, plain, f"#/$defs/{name}")
+    schema["$defs"] = {name: record.jsonschema() for name, record in shared.items()}
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://sdnbench.dev/schemas/experiment.schema.json"
     schema["title"] = "sdnbench experiment"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import CapabilityError, ControllerError
 from ..manifest import Manifest
+from ..media import MEDIA
 from ..procs import kill_recorded, wait_for
 from ..topology.graph import TopologyGraph
 from .hosts import RecordedHost
@@ -78,8 +79,8 @@ class EmulatedNetwork:
         return self.switch.datapath
 
     def describe(self) -> dict:
-        """Switch kind, datapath, link realisation and their versions, for the trial environment."""
-        return {**self.switch.describe(), **self.links.describe()}
+        """Switch kind, datapath, link realisation and their versions, and the medium, for the trial environment."""
+        return {**self.switch.describe(), **self.links.describe(), **MEDIA[self.graph.medium].describe(self.graph)}
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> None:

@@ -16,6 +16,8 @@ from ..config.limits import MAX_FLOW_RUNS, MAX_TRIALS
 from ..config.loader import Experiment
 from ..controllers.base import ControllerSpec
 from ..errors import ConfigError
+from ..media import DEFAULT as WIRED
+from ..media import MEDIA, apply_medium
 from ..topology import build_topology, topology_label
 from ..topology.graph import TopologyGraph
 from ..workloads.base import WorkloadType, sweep_points
@@ -98,7 +100,7 @@ def check_grid_size(exp: Experiment) -> None:
     per_workload = []   # (trials, index) of each workload
     for i, wl in enumerate(exp.workloads):
         wtype = workload_type(wl["type"])
-        networks = len(exp.topologies) if wtype.needs_topology(wl) else 1
+        networks = len(exp.topologies) * len(media(exp)) if wtype.needs_topology(wl) else 1
         per_workload.append((len(exp.controllers) * networks * exp.repetitions * len(wtype.points(wl)), i))
     trials = sum(n for n, _ in per_workload)
     if trials > MAX_TRIALS:
@@ -132,22 +134,52 @@ def _placed(exc: ConfigError, exp: Experiment, i: int) -> ConfigError:
     return ConfigError(exc.detail, path=str(exp.path), line=_line_near(exp, key), key=key)
 
 
-def topology_graph(exp: Experiment, i: int) -> TopologyGraph:
-    """Topology i built; a builder's error (a GraphML file it cannot read) names the file's line too."""
+def media(exp: Experiment) -> list[str]:
+    """The media every topology is built on (`network.medium`)."""
+    return list(exp.network.get("medium") or [WIRED])
+
+
+def topology_graph(exp: Experiment, i: int, medium: str = WIRED) -> TopologyGraph:
+    """Topology i built on medium; a builder's error (a GraphML file it cannot read) or the medium's (a
+    station the topology lacks) names the file's line too."""
     try:
-        return build_topology(exp.topologies[i], exp.network.get("link"), exp.path.parent)
+        graph = build_topology(exp.topologies[i], exp.network.get("link"), exp.path.parent)
     except ConfigError as exc:
         if exc.path is not None and exc.line is not None:
             raise
         key = f"topologies[{i}]"
         message = str(exc) if exc.path else exc.detail
         raise ConfigError(message, path=str(exp.path), line=_line_near(exp, f"{key}.kind"), key=key) from None
+    own = exp.topologies[i].get(medium)
+    settings_key = f"topologies[{i}].{medium}" if own else f"network.{medium}"
+    try:
+        return apply_medium(graph, medium, own or exp.network.get(medium), shared=not own)
+    except ConfigError as exc:
+        key = f"{settings_key}.{exc.key}" if exc.key else f"topologies[{i}]"
+        detail = f"{exc.detail} (topology {topology_label(exp.topologies[i])}, medium {medium})"
+        raise ConfigError(detail, path=str(exp.path), line=_line_near(exp, key) or _line_near(exp, settings_key)
+                          or _line_near(exp, f"topologies[{i}].kind"), key=key) from None
+
+
+def check_named(exp: Experiment, graphs: list[TopologyGraph]) -> None:
+    """ConfigError at the first name in a medium's network-wide settings that no topology has."""
+    nodes = {n for g in graphs for n in g.node_names()}
+    for medium in media(exp):
+        settings = exp.network.get(medium) or {}
+        for section in MEDIA[medium].named:
+            for name in settings.get(section) or {}:
+                if name not in nodes:
+                    key = f"network.{medium}.{section}.{name}"
+                    raise ConfigError(f"no {section.rstrip('s').replace('_', ' ')} {name} in any topology",
+                                      path=str(exp.path), line=_line_near(exp, key), key=key)
 
 
 def expand(exp: Experiment) -> list[Trial]:
     """All trials in run order: group by group, repetition-major inside a group."""
     check_grid_size(exp)
-    graphs = [(spec, topology_label(spec), topology_graph(exp, i)) for i, spec in enumerate(exp.topologies)]
+    graphs = [(spec, MEDIA[m].label(topology_label(spec)), topology_graph(exp, i, m))
+              for i, spec in enumerate(exp.topologies) for m in media(exp)]
+    check_named(exp, [g for _, _, g in graphs])
     on_network = [w for w in exp.workloads if workload_type(w["type"]).needs_network(w)]
     on_topology = [w for w in exp.workloads if workload_type(w["type"]).needs_topology(w) and w not in on_network]
     standalone = [w for w in exp.workloads if not workload_type(w["type"]).needs_topology(w)]

@@ -141,7 +141,8 @@ def _link_results(window: LinkWindow) -> list[FlowResult]:
     """The link realisation's own measurements as one result; its problems become the trial's error note."""
     if not (window.metrics or window.problems):
         return []
-    return [FlowResult("links", window.engine, window.metrics, clock="", errors=list(window.problems))]
+    return [FlowResult("links", window.engine, window.metrics, raw=dict(window.raw), clock="",
+                       errors=list(window.problems))]
 
 
 def _fault_results(run: FaultRun, results: list[FlowResult]) -> list[FlowResult]:

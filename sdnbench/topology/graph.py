@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
+from .cells import Cell
+
 
 @dataclass(frozen=True)
 class LinkParams:
@@ -80,12 +82,14 @@ class Switch:
 
 @dataclass(frozen=True)
 class Link:
-    """An undirected link between two nodes; role is 'edge' (host) or 'core'."""
+    """An undirected link between two nodes; role is 'edge' (host) or 'core'; medium names the access point
+    whose shared wireless medium carries it (None: a wire)."""
 
     a: str
     b: str
     params: LinkParams = LinkParams()
     role: str = "core"
+    medium: str | None = None
 
 
 @dataclass
@@ -96,6 +100,8 @@ class TopologyGraph:
     switches: list[Switch] = field(default_factory=list)
     hosts: list[Host] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
+    medium: str = "wired"                                   # how hosts reach their switches (sdnbench.media)
+    cells: dict[str, Cell] = field(default_factory=dict)    # wireless: access point -> its cell
     _host_index: dict[str, Host] = field(default_factory=dict, repr=False, compare=False)
 
     def add_switch(self) -> str:
@@ -134,4 +140,5 @@ class TopologyGraph:
 
     def summary(self) -> str:
         """One line: kind and counts."""
-        return f"{self.kind}: {len(self.switches)} switches, {len(self.hosts)} hosts, {len(self.links)} links"
+        cells = f", {len(self.cells)} access points ({self.medium})" if self.cells else ""
+        return f"{self.kind}: {len(self.switches)} switches, {len(self.hosts)} hosts, {len(self.links)} links{cells}"

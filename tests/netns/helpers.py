@@ -7,11 +7,14 @@ import contextlib
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from sdnbench.controllers import make_adapter
 from sdnbench.controllers.base import ControllerSpec
 from sdnbench.emulation import ovs
 from sdnbench.emulation.network import EmulatedNetwork
 from sdnbench.manifest import Manifest
+from sdnbench.paths import native_tool
 from sdnbench.procs import ProcessTracker
 from sdnbench.topology.graph import TopologyGraph
 
@@ -24,6 +27,13 @@ def leftovers(graph: TopologyGraph) -> list[str]:
     found += [ln.split(":")[1].strip().split("@")[0] for ln in links.splitlines()
               if ln.split(":")[1].strip().split("-eth")[0] in names]
     return found
+
+
+def skip_unless_built(*tools: str) -> None:
+    """Skips the test when a native tool it runs is not built."""
+    for tool in tools:
+        if native_tool(tool) is None:
+            pytest.skip(f"{tool} is not built (cargo build --release -p {tool})")
 
 
 def free_port() -> int:

@@ -20,7 +20,7 @@ from sdnbench.manifest import Manifest
 from sdnbench.paths import native_tool
 from sdnbench.topology.graph import LinkParams, TopologyGraph
 
-from .helpers import leftovers
+from .helpers import leftovers, skip_unless_built
 
 pytestmark = pytest.mark.netns
 
@@ -51,9 +51,7 @@ def _graph() -> TopologyGraph:
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
     """The calibration network, forwarding standalone (no controller), every path answering."""
-    for tool in ("sdnbench-tgen", "sdnbench-linkemu"):
-        if native_tool(tool) is None:
-            pytest.skip(f"{tool} is not built (cargo build --release -p {tool})")
+    skip_unless_built("sdnbench-tgen", "sdnbench-linkemu")
     graph = _graph()
     manifest = Manifest(tmp_path_factory.mktemp("run"))
     network = EmulatedNetwork(graph, manifest, fail_mode="standalone", links="auto")

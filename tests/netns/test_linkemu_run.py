@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from sdnbench.manifest import MANIFEST_NAME, outstanding, process_start_time
-from sdnbench.paths import native_tool
 
+from .helpers import skip_unless_built
 from .test_cli_run import kill_in_second_trial, sdnbench
 
 pytestmark = pytest.mark.netns
@@ -36,9 +36,7 @@ cooldown_s: 0
 
 
 def experiment(tmp_path, reps: int, seconds: int) -> Path:
-    for tool in ("sdnbench-tgen", "sdnbench-linkemu"):
-        if native_tool(tool) is None:
-            pytest.skip(f"{tool} is not built (cargo build --release -p {tool})")
+    skip_unless_built("sdnbench-tgen", "sdnbench-linkemu")
     path = tmp_path / "exp.yaml"
     path.write_text(EXPERIMENT.format(reps=reps, seconds=seconds))
     return path

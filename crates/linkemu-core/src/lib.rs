@@ -5,7 +5,8 @@
 //! closed-form statistics ([`loss`]), delay distributions ([`dist`]), netem's
 //! correlated random numbers ([`random`]), the timing wheel that holds packets
 //! until their release time ([`wheel`]) and the release-lateness histogram
-//! ([`lateness`]). Kept apart from the I/O so every stage is unit- and
+//! ([`lateness`]), and an 802.11g cell whose stations share one medium with
+//! DCF contention ([`wifi`]). Kept apart from the I/O so every stage is unit- and
 //! property-tested without root.
 
 pub mod config;
@@ -15,6 +16,7 @@ pub mod loss;
 pub mod netem;
 pub mod random;
 pub mod wheel;
+pub mod wifi;
 
 pub use config::Impairment;
 pub use netem::{Netem, Verdict};

@@ -2,14 +2,17 @@
 //! decides each frame's fate (linkemu-core's netem stages), holds frames in one
 //! timing wheel, and releases each at its time: an absolute timerfd wakes it a
 //! little early (`spin`), then it spins to the exact instant, still reading the
-//! rings while it waits. Every release records its lateness.
+//! rings while it waits. Every release records its lateness. Directions on a
+//! wireless medium (crate::air) go through its DCF scheduler instead of netem;
+//! the loop also wakes for the medium's next attempt.
 
 use linkemu_core::lateness::Lateness;
 use linkemu_core::netem::Drop as Dropped;
 use linkemu_core::{Netem, Wheel};
 
-use crate::ring::Ring;
-use crate::spec::LinkSpec;
+use crate::air::{Air, AirLink};
+use crate::ring::{Frame, Ring};
+use crate::spec::Spec;
 use crate::sys::{self, Poller, Request, Signals, Timer};
 
 /// Frames taken from one ring before looking at the others and at due releases.
@@ -62,6 +65,15 @@ pub struct Direction {
     pub late: [Lateness; 3],
     /// Arrival time of the last frame: arrivals never go backwards (see receive()).
     last_rx_ns: u64,
+    /// The medium this direction shares, if any (then `netem` stays idle).
+    pub air: Option<AirLink>,
+}
+
+impl Direction {
+    /// Frames offered and not yet sent or dropped.
+    pub fn held_pkts(&self) -> u64 {
+        self.air.as_ref().map_or_else(|| self.netem.held_pkts(), |a| a.held)
+    }
 }
 
 struct Held {
@@ -80,6 +92,7 @@ pub struct Engine {
     ingress: Vec<usize>,
     pub dirs: Vec<Direction>,
     wheel: Wheel<Held>,
+    air: Air<Held>,
     pool: Vec<Vec<u8>>,
     spin_ns: u64,
     offset_ns: i128,
@@ -87,7 +100,9 @@ pub struct Engine {
 
 impl Engine {
     /// Opens every link's two interfaces (already up in this namespace).
-    pub fn new(links: &[LinkSpec], ring_frames: usize, spin_ns: u64, seed: u64) -> Result<Engine, String> {
+    pub fn new(spec: &Spec, ring_frames: usize, spin_ns: u64, seed: u64) -> Result<Engine, String> {
+        let links = &spec.links;
+        let (air, mut air_links) = Air::new(spec, seed, sys::mono_ns())?;
         let mut ports = Vec::new();
         let mut ingress = Vec::new();
         let mut dirs = Vec::new();
@@ -105,17 +120,18 @@ impl Engine {
                     link: l.name.clone(), dir, from: from.clone(), to: to.clone(), out,
                     netem: Netem::new(cfg, fallback), counters: Counters::default(),
                     base: [Counters::default(); 3], late: Default::default(), last_rx_ns: 0,
+                    air: air_links[dirs.len()].take(),
                 });
             }
         }
         let now = sys::mono_ns();
-        Ok(Engine { ports, ingress, dirs, wheel: Wheel::new(4096, 8_000, now), pool: Vec::new(), spin_ns,
+        Ok(Engine { ports, ingress, dirs, wheel: Wheel::new(4096, 8_000, now), air, pool: Vec::new(), spin_ns,
                     offset_ns: sys::realtime_offset_ns() })
     }
 
-    /// Frames held in the wheel now.
+    /// Frames held now: in the wheel, and in the media's queues.
     pub fn held(&self) -> usize {
-        self.wheel.len()
+        self.dirs.iter().map(|d| d.held_pkts() as usize).sum()
     }
 
     /// Runs until SIGTERM/SIGINT; periodic reports every `interval_ns` (0: none).
@@ -135,8 +151,13 @@ impl Engine {
         let mut ready = Vec::with_capacity(64);
         loop {
             self.receive_all();
+            self.advance_air();
             self.release_due();
-            if let Some(t) = self.wheel.next_deadline() {
+            let next = match (self.wheel.next_deadline(), self.air.next_deadline()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(t) = next {
                 let now = sys::mono_ns();
                 if t <= now {
                     continue;
@@ -172,11 +193,41 @@ impl Engine {
     /// Report one window, then start it again.
     fn close_window(&mut self, which: usize, scope: &str, out: &mut impl Reporter) {
         self.collect_ring_drops();
+        self.snapshot_air();
         out.window(scope, which, &self.dirs);
         for d in &mut self.dirs {
             d.base[which] = d.counters;
             d.late[which].reset();
+            if let Some(a) = &mut d.air {
+                a.base[which] = a.counters;
+            }
         }
+    }
+
+    /// Copies each medium's counters into its directions, for a report.
+    pub fn snapshot_air(&mut self) {
+        for d in &mut self.dirs {
+            if let Some(a) = &mut d.air {
+                a.counters = self.air.counters(a.at);
+            }
+        }
+    }
+
+    /// Runs the media to now: delivered frames wait in the wheel for the end of their airtime.
+    fn advance_air(&mut self) {
+        let Engine { dirs, wheel, air, pool, .. } = self;
+        air.advance(sys::mono_ns(), |di, o| {
+            if o.delivered {
+                wheel.insert(o.at_ns, o.item);
+            } else {
+                let d = &mut dirs[di];
+                d.counters.lost_pkts += 1;
+                if let Some(a) = &mut d.air {
+                    a.held -= 1;
+                }
+                pool.push(o.item.buf);
+            }
+        });
     }
 
     /// Kernel ring drops since the last look, into each port's ingress direction.
@@ -208,7 +259,7 @@ impl Engine {
 
     fn receive(&mut self, p: usize) {
         let offset = self.offset_ns;
-        let Engine { ports, ingress, dirs, wheel, pool, .. } = self;
+        let Engine { ports, ingress, dirs, wheel, air, pool, .. } = self;
         let di = ingress[p];
         let d = &mut dirs[di];
         ports[p].receive(RX_BATCH, |f| {
@@ -227,6 +278,16 @@ impl Engine {
             let at = ((f.rx_realtime_ns as i128 - offset).clamp(0, now) as u64).max(d.last_rx_ns);
             d.last_rx_ns = at;
             let len = f.data.len() + if f.vlan.is_some() { 4 } else { 0 };
+            if let Some(a) = &mut d.air {
+                match air.offer(a.at, len, Held { dir: di as u32, buf: copy_frame(pool, &f) }, at) {
+                    Ok(()) => a.held += 1,
+                    Err(h) => {
+                        d.counters.limit_drop_pkts += 1;
+                        pool.push(h.buf);
+                    }
+                }
+                return;
+            }
             let v = d.netem.offer(at, len);
             match v.dropped {
                 Some(Dropped::Loss) => d.counters.lost_pkts += 1,
@@ -240,17 +301,7 @@ impl Engine {
             }
             d.counters.duplicated_pkts += v.copies[1].is_some() as u64;
             for r in v.releases() {
-                let mut buf = pool.pop().unwrap_or_else(|| Vec::with_capacity(crate::ring::FRAME_SIZE));
-                buf.clear();
-                match f.vlan {
-                    Some((tpid, tci)) if f.data.len() >= 12 => {
-                        buf.extend_from_slice(&f.data[..12]);
-                        buf.extend_from_slice(&tpid.to_be_bytes());
-                        buf.extend_from_slice(&tci.to_be_bytes());
-                        buf.extend_from_slice(&f.data[12..]);
-                    }
-                    _ => buf.extend_from_slice(f.data),
-                }
+                let mut buf = copy_frame(pool, &f);
                 if let Some((byte, bit)) = r.corrupt {
                     let i = byte.min(buf.len() - 1);
                     buf[i] ^= 1 << bit;
@@ -277,8 +328,27 @@ impl Engine {
             for l in &mut d.late {
                 l.record(late);
             }
-            d.netem.released(h.buf.len());
+            match &mut d.air {
+                Some(a) => a.held -= 1,
+                None => d.netem.released(h.buf.len()),
+            }
             pool.push(h.buf);
         });
     }
+}
+
+/// A received frame in a buffer from the pool, its VLAN tag put back in place.
+fn copy_frame(pool: &mut Vec<Vec<u8>>, f: &Frame) -> Vec<u8> {
+    let mut buf = pool.pop().unwrap_or_else(|| Vec::with_capacity(crate::ring::FRAME_SIZE));
+    buf.clear();
+    match f.vlan {
+        Some((tpid, tci)) if f.data.len() >= 12 => {
+            buf.extend_from_slice(&f.data[..12]);
+            buf.extend_from_slice(&tpid.to_be_bytes());
+            buf.extend_from_slice(&tci.to_be_bytes());
+            buf.extend_from_slice(&f.data[12..]);
+        }
+        _ => buf.extend_from_slice(f.data),
+    }
+    buf
 }

@@ -3,8 +3,10 @@
 //! netem's impairments per direction (crate linkemu-core) and leave at their
 //! release time, to tens of microseconds: SCHED_FIFO where permitted, a timing
 //! wheel, an early timerfd wake-up, then a spin. The emulator reports its own
-//! lateness per link direction as JSON Lines. `main.rs` only parses flags.
+//! lateness per link direction as JSON Lines. Station links of a wireless cell
+//! share one 802.11 medium instead (crate::air). `main.rs` only parses flags.
 
+pub mod air;
 pub mod cli;
 pub mod engine;
 pub mod report;
@@ -57,7 +59,7 @@ fn run_inner(opts: &Options) -> Result<i32, String> {
     sys::tight_timer_slack();
     let spin_ns = opts.spin_ns.unwrap_or(if sched == "other" { 200_000 } else { 25_000 });
     let seed = opts.seed.unwrap_or_else(sys::mono_ns);
-    let mut engine = Engine::new(&spec.links, opts.ring_frames, spin_ns, seed)?;
+    let mut engine = Engine::new(&spec, opts.ring_frames, spin_ns, seed)?;
     let mut facts = Map::new();
     facts.insert("sched".into(), json!(sched));
     facts.insert("spin_us".into(), json!(spin_ns as f64 / 1000.0));
@@ -66,6 +68,7 @@ fn run_inner(opts: &Options) -> Result<i32, String> {
     out.start(&engine.dirs);
     engine.run(&signals, opts.interval_ns, &mut out)?;
     engine.collect_ring_drops();
+    engine.snapshot_air();
     let over = opts.max_late_p99_ns.is_some_and(|limit| {
         engine.dirs.iter().any(|d| d.late[TOTAL].summary().p99_us * 1000.0 > limit as f64)
     });

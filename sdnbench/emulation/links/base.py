@@ -40,8 +40,9 @@ LINK_METRICS: dict[str, Metric] = by_name(
 class LinkWindow:
     """What a link realisation measured of itself during one trial (a context manager around it).
 
-    metrics: catalogued in LINK_METRICS; problems: why the trial's links were not as configured
-    (the trial is stored with them as its error). This one measures nothing.
+    metrics: catalogued in LINK_METRICS (or AIR_METRICS); problems: why the trial's links were not as
+    configured (the trial is stored with them as its error); raw: details stored with the trial, by file
+    name. This one measures nothing.
     """
 
     engine = ""
@@ -49,6 +50,7 @@ class LinkWindow:
     def __init__(self):
         self.metrics: dict[str, float] = {}
         self.problems: list[str] = []
+        self.raw: dict[str, str] = {}
 
     def __enter__(self):
         return self

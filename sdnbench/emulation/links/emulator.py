@@ -18,6 +18,7 @@ from ...errors import CapabilityError, ToolError
 from ...manifest import Manifest
 from ...paths import build_hint, native_tool
 from ...procs import OwnedProcess, wait_for
+from .air import air_window
 from .base import LinkWindow
 
 TOOL = "sdnbench-linkemu"
@@ -158,9 +159,10 @@ class EmulatorWindow(LinkWindow):
 
     engine = TOOL
 
-    def __init__(self, emulator: Emulator):
+    def __init__(self, emulator: Emulator, association: dict[str, str] | None = None):
+        """association: emulator link name -> access point, for the station links of wireless media."""
         super().__init__()
-        self.emulator = emulator
+        self.emulator, self.association = emulator, association or {}
 
     def __enter__(self):
         self.emulator.mark()
@@ -172,4 +174,8 @@ class EmulatorWindow(LinkWindow):
             self.problems = [self.emulator.failure()]
         else:
             self.metrics, self.problems = judge(record)
+            air, stations = air_window(record, self.association)
+            self.metrics.update(air)
+            if stations:
+                self.raw["wifi_stations.json"] = stations
         return False

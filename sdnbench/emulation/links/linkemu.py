@@ -23,6 +23,7 @@ from .. import offload
 from ..capabilities import Capability
 from .base import LinkKind, LinkWindow
 from .emulator import TOOL, Emulator, EmulatorWindow
+from .air import emulator_media
 from .impairment import emulator_link
 from .veth_tc import quiet_htb_quantum_warning
 
@@ -61,7 +62,10 @@ class LinkEmu(LinkKind):
     def __init__(self, graph, manifest):
         super().__init__(graph, manifest)
         # Inner end names by link index: short (15 characters at most), unique within the network.
-        self.inner = {i: (f"lk{i}a", f"lk{i}b") for i, link in enumerate(graph.links) if link.params.needs_netem()}
+        self.inner = {i: (f"lk{i}a", f"lk{i}b") for i, link in enumerate(graph.links)
+                      if link.params.needs_netem() or link.medium}
+        # The emulator's name of each link it carries.
+        self.names = {i: f"{graph.links[i].a}-{graph.links[i].b}" for i in self.inner}
         self._index = {id(link): i for i, link in enumerate(graph.links)}
         self.emulator = Emulator(Path(manifest.path).parent / "linkemu", manifest)
 
@@ -81,8 +85,8 @@ class LinkEmu(LinkKind):
                                           "duplication, corruption, reordering, rate in user space)")
 
     def plain(self, link) -> bool:
-        """A link with neither impairment nor bandwidth limit is a bare veth pair."""
-        return not (link.params.bw_mbps or link.params.needs_netem())
+        """A link with neither impairment, bandwidth limit nor wireless medium is a bare veth pair."""
+        return not (link.params.bw_mbps or link.params.needs_netem() or link.medium)
 
     def options(self, link) -> dict:
         """EmulatedLink for an impaired link (HTB too with bw_mbps), TCLink for bw_mbps alone, else nothing."""
@@ -120,8 +124,9 @@ class LinkEmu(LinkKind):
         for node, names in by_node.items():
             node.cmd("; ".join(offload.offload_off_command(n) for n in names))
         links = self.graph.links
-        config = {"links": [emulator_link(f"{links[i].a}-{links[i].b}", pair, links[i])
-                            for i, pair in self.inner.items()]}
+        config = {"links": [emulator_link(self.names[i], pair, links[i]) for i, pair in self.inner.items()]}
+        if self.graph.cells:
+            config["media"] = emulator_media(self.graph.cells, self.names, links)
         self.emulator.start(config, [n for pair in self.inner.values() for n in pair], _emulator_cpu())
 
     def stopping(self, net) -> None:
@@ -139,7 +144,8 @@ class LinkEmu(LinkKind):
 
     def window(self) -> LinkWindow:
         """The emulator's lateness and own drops over one trial."""
-        return EmulatorWindow(self.emulator) if self.inner else LinkWindow()
+        association = {self.names[i]: self.graph.links[i].medium for i in self.inner if self.graph.links[i].medium}
+        return EmulatorWindow(self.emulator, association) if self.inner else LinkWindow()
 
     def describe(self) -> dict:
         """Link kind, how the emulator runs (scheduling, spin) and which links it impairs."""

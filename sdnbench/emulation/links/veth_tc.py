@@ -31,6 +31,11 @@ class VethTc(LinkKind):
     def availability(cls, links: Iterable = ()) -> Capability:
         """Refuse what TCLink cannot express, delay/loss without netem and bandwidth without HTB, naming why."""
         links = list(links)
+        air = sorted({link.medium for link in links if link.medium})
+        if air:
+            return Capability(cls.name, False, f"station links of access points {', '.join(air)} share a wireless "
+                                               "medium, which only the link emulator gives",
+                              "network.links: linkemu (or auto)")
         beyond = sorted({k for link in links for k in tclink_unsupported(link.params)})
         if beyond:
             return Capability(cls.name, False, f"links ask for {', '.join(beyond)}, which Mininet's TCLink "
