@@ -7,7 +7,8 @@ from ..media import MEDIA
 from ..topology.kind import MAX_HOSTS, MAX_SWITCHES
 from ..workloads.types import WORKLOAD_TYPES
 from . import limits, source
-from .fields import MAX_NAME_CHARS, MAX_SWEEP_POINTS, REQUIRED, ListOf, Mapping, Number, Record, Tagged, Type
+from .fields import MAX_NAME_CHARS, REQUIRED, ListOf, Mapping, Number, Record, Tagged, Type
+from .sweep import MAX_SWEEP_POINTS
 from .schema import CONTROLLER, EXPERIMENT, LINK, NETWORK, TOPOLOGY
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-from ...config.fields import Bool, Context, Field, ListOf, Number, Str, Sweep, positive
+from ...config.fields import Bool, Context, Field, ListOf, Number, Str, positive
+from ...config.sweep import Sweep
 from ...procs import cpus_left_over
 from ..base import FlowResult, TrialContext, WorkloadType, workload_record
 from ..sbi import (METRICS, OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID, OfloadOptions, apply_profile, run_ofload,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...config.fields import REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, Sweep, positive
+from ...config.fields import REQUIRED, Any_, Context, Field, ListOf, Number, Record, Str, positive
+from ...config.sweep import Sweep
 from ...config.limits import (MAX_DURATION_S, MAX_FLOWS, MAX_PACKETS, MAX_PAYLOAD_BYTES, MAX_RATE_BPS,
                               MAX_RATE_PPS, MAX_VOLUME_BYTES)
 from ...errors import ConfigError, ToolError
