@@ -106,6 +106,19 @@ impl Netem {
         &self.cfg
     }
 
+    /// Applies `cfg` from the next frame on, as `tc qdisc change` does: frames held keep their release
+    /// times, the queue and the random stream go on; a loss model that changes starts afresh.
+    pub fn retune(&mut self, cfg: &Impairment) {
+        if cfg.loss != self.cfg.loss {
+            self.loss = Loss::new(&cfg.loss, self.rng.u32(..));
+        }
+        self.duplicate = Threshold::from_pct(cfg.duplicate_pct);
+        self.corrupt = Threshold::from_pct(cfg.corrupt_pct);
+        self.reorder = Threshold::from_pct(cfg.reorder_pct);
+        self.gap = cfg.effective_gap();
+        self.cfg = cfg.clone();
+    }
+
     /// Frames held now (offered and not yet released).
     pub fn held_pkts(&self) -> u64 {
         self.held_pkts

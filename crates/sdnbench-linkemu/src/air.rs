@@ -90,6 +90,13 @@ impl<T> Air<T> {
         self.cells[at.medium].medium.enqueue(at.station, at.dir, msdu_of_ethernet(len), item, now_ns)
     }
 
+    /// Restarts every medium's motion clock at `now_ns` (a mark): moving stations start again.
+    pub fn restart_motion(&mut self, now_ns: u64) {
+        for c in &mut self.cells {
+            c.medium.restart_motion(now_ns);
+        }
+    }
+
     /// When the next attempt on any medium starts.
     pub fn next_deadline(&self) -> Option<u64> {
         self.cells.iter().filter_map(|c| c.medium.next_event_ns()).min()

@@ -4,10 +4,14 @@
 //! little early (`spin`), then it spins to the exact instant, still reading the
 //! rings while it waits. Every release records its lateness. Directions on a
 //! wireless medium (crate::air) go through its DCF scheduler instead of netem;
-//! the loop also wakes for the medium's next attempt.
+//! the loop also wakes for the medium's next attempt. A moving station's
+//! `compat` link directions retune their netem stage to its distance per frame.
+//! Marks (SIGUSR1) restart the motion clock: moving stations start again from
+//! their first waypoint, so every trial's window sees the same movement.
 
 use linkemu_core::lateness::Lateness;
 use linkemu_core::netem::Drop as Dropped;
+use linkemu_core::wifi::compat::Moving;
 use linkemu_core::{Netem, Wheel};
 
 use crate::air::{Air, AirLink};
@@ -67,6 +71,8 @@ pub struct Direction {
     last_rx_ns: u64,
     /// The medium this direction shares, if any (then `netem` stays idle).
     pub air: Option<AirLink>,
+    /// A moving `compat` station's parameters over time (then `netem` follows them).
+    motion: Option<Moving>,
 }
 
 impl Direction {
@@ -102,7 +108,9 @@ impl Engine {
     /// Opens every link's two interfaces (already up in this namespace).
     pub fn new(spec: &Spec, ring_frames: usize, spin_ns: u64, seed: u64) -> Result<Engine, String> {
         let links = &spec.links;
-        let (air, mut air_links) = Air::new(spec, seed, sys::mono_ns())?;
+        let start = sys::mono_ns();
+        let (air, mut air_links) = Air::new(spec, seed, start)?;
+        let mut motions = spec.compat_motions(start);
         let mut ports = Vec::new();
         let mut ingress = Vec::new();
         let mut dirs = Vec::new();
@@ -120,7 +128,7 @@ impl Engine {
                     link: l.name.clone(), dir, from: from.clone(), to: to.clone(), out,
                     netem: Netem::new(cfg, fallback), counters: Counters::default(),
                     base: [Counters::default(); 3], late: Default::default(), last_rx_ns: 0,
-                    air: air_links[dirs.len()].take(),
+                    air: air_links[dirs.len()].take(), motion: motions[dirs.len()].take(),
                 });
             }
         }
@@ -181,7 +189,10 @@ impl Engine {
                     }
                     TAG_SIGNAL => match signals.next() {
                         Some(Request::Stop) => return Ok(()),
-                        Some(Request::Mark) => self.close_window(MARK, "mark", out),
+                        Some(Request::Mark) => {
+                            self.restart_motion();
+                            self.close_window(MARK, "mark", out);
+                        }
                         None => {}
                     },
                     _ => {}
@@ -201,6 +212,15 @@ impl Engine {
             if let Some(a) = &mut d.air {
                 a.base[which] = a.counters;
             }
+        }
+    }
+
+    /// Moving stations start again from their first waypoint, now.
+    fn restart_motion(&mut self) {
+        let now = sys::mono_ns();
+        self.air.restart_motion(now);
+        for m in self.dirs.iter_mut().filter_map(|d| d.motion.as_mut()) {
+            m.origin_ns = now;
         }
     }
 
@@ -287,6 +307,12 @@ impl Engine {
                     }
                 }
                 return;
+            }
+            if let Some(m) = &d.motion {
+                let now = m.impairment_at(at);
+                if now != *d.netem.config() {
+                    d.netem.retune(&now);
+                }
             }
             let v = d.netem.offer(at, len);
             match v.dropped {

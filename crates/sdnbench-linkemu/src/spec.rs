@@ -12,12 +12,14 @@
 //!
 //! A link of a `dcf` cell takes no impairment of its own: the medium delays and
 //! loses its frames. A `compat` cell writes Mininet-WiFi's parameters into its
-//! links' impairments.
+//! links' impairments (those of a moving station's start; [`Spec::compat_motions`]
+//! follows it).
 
 use std::collections::HashSet;
 use std::path::Path;
 
 use linkemu_core::wifi::cell::{End, Model};
+use linkemu_core::wifi::compat::Moving;
 use linkemu_core::wifi::{compat, CellSpec};
 use linkemu_core::Impairment;
 use serde::Deserialize;
@@ -80,6 +82,27 @@ impl Spec {
     /// The index of the link named `name`.
     pub fn link_index(&self, name: &str) -> Option<usize> {
         self.links.iter().position(|l| l.name == name)
+    }
+
+    /// For each link direction (2 i: a>b, 2 i + 1: b>a), a moving `compat` station's changing parameters,
+    /// on a motion clock started at `now_ns`.
+    pub fn compat_motions(&self, now_ns: u64) -> Vec<Option<Moving>> {
+        let mut out = vec![None; 2 * self.links.len()];
+        for c in self.media.iter().filter(|c| c.model == Model::Compat) {
+            for s in &c.stations {
+                // Checked by parse(): the link exists and the trajectory is valid.
+                let (Some(i), Ok(Some((trajectory, ap)))) = (self.link_index(&s.link), c.trajectory(s)) else {
+                    continue;
+                };
+                let l = &self.links[i];
+                for (d, seed, from_station) in [(2 * i, l.a_to_b.seed, s.station_end == End::A),
+                                                (2 * i + 1, l.b_to_a.seed, s.station_end == End::B)] {
+                    out[d] = Some(Moving { trajectory: trajectory.clone(), ap, downlink: !from_station, seed,
+                                           origin_ns: now_ns });
+                }
+            }
+        }
+        out
     }
 
     /// Checks every cell and ties each station to its link; `compat` cells set their links' impairments.
@@ -156,6 +179,22 @@ mod tests {
         // Station 2 on end b at 10 m: its uplink is b>a.
         assert_eq!((s.links[1].b_to_a.rate_bps, s.links[1].b_to_a.delay_ns), (9_958_200, 500_000));
         assert_eq!(s.links[1].a_to_b.delay_ns, 1_500_000);
+    }
+
+    #[test]
+    fn a_moving_compat_station_starts_with_its_first_waypoint_and_follows_the_rest() {
+        let moving = TWO_STATIONS.replace("MODEL", "compat").replace(r#""name": "ap1","#, r#""name": "ap1", "ap": {"position": [0, 0, 0]},"#)
+            .replace(r#""distance_m": 10,"#, r#""waypoints": [{"t_s": 0, "position": [10, 0, 0]}, {"t_s": 1, "position": [100, 0, 0]}],"#);
+        let s = Spec::parse(&moving).unwrap();
+        assert_eq!(s.links[1].b_to_a.rate_bps, 9_958_200);
+        let m = s.compat_motions(5);
+        assert!(m[..2].iter().all(Option::is_none));
+        // Station 2 is on end b: b>a is its uplink, a>b the AP's downlink.
+        let (down, up) = (m[2].as_ref().unwrap(), m[3].as_ref().unwrap());
+        assert!(down.downlink && !up.downlink);
+        assert_eq!(up.impairment_at(5), s.links[1].b_to_a);
+        assert_eq!(down.impairment_at(5), s.links[1].a_to_b);
+        assert_eq!(up.impairment_at(2_000_000_000).rate_bps, 4_066_800);
     }
 
     #[test]

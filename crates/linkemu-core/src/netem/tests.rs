@@ -48,6 +48,19 @@ fn fixed_delay_is_exact() {
 }
 
 #[test]
+fn a_retuned_direction_applies_the_change_to_the_next_frame_only() {
+    let mut ne = Netem::new(&Impairment { delay_ns: 5_000_000, limit_pkts: 2, ..cfg() }, 1);
+    assert_eq!(ne.offer(0, 100).copies[0].unwrap().at_ns, 5_000_000);
+    // 8 Mbit/s: 100 bytes take 100 µs, after the frame still held (the queue tail) as with `tc qdisc change`.
+    ne.retune(&Impairment { delay_ns: 1_000_000, rate_bps: 8_000_000, limit_pkts: 2, ..cfg() });
+    assert_eq!(ne.offer(10, 100).copies[0].unwrap().at_ns, 5_100_000);
+    assert_eq!(ne.offer(20, 100).dropped, Some(Drop::Limit));
+    ne.retune(&Impairment { loss: LossSpec::Bernoulli { loss_pct: 100.0, correlation_pct: 0.0 }, ..cfg() });
+    assert_eq!(ne.offer(30, 100).dropped, Some(Drop::Loss));
+    assert_eq!(ne.held_pkts(), 2);
+}
+
+#[test]
 fn limit_drops_tail_once_full() {
     let c = Impairment { delay_ns: 1_000_000_000, limit_pkts: 5, ..cfg() };
     let vs = drive(&c, 8, 100, 1);

@@ -2,10 +2,14 @@
 //! the links of its stations, where each station is, its radio, and how the
 //! cell is modelled (`dcf`: one shared medium; `compat`: Mininet-WiFi's netem
 //! parameters per link). Turns into a [`Medium`] or into link impairments.
+//! A station stands at `distance_m` or `position`, or moves along `waypoints`
+//! ([`motion`](crate::wifi::motion); then the AP needs a position too).
 //!
 //! ```json
-//! {"name": "ap1", "model": "dcf", "slot": "short", "ap": {"tx_power_dbm": 14, "gain_dbi": 5},
-//!  "stations": [{"link": "sta1-ap1", "station_end": "a", "distance_m": 10, "rate": "best"}]}
+//! {"name": "ap1", "model": "dcf", "slot": "short", "ap": {"tx_power_dbm": 14, "gain_dbi": 5, "position": [0, 0, 0]},
+//!  "stations": [{"link": "sta1-ap1", "station_end": "a", "distance_m": 10, "rate": "best"},
+//!               {"link": "sta2-ap1", "station_end": "a",
+//!                "waypoints": [{"t_s": 0, "position": [10, 0, 0]}, {"t_s": 20, "position": [150, 0, 0]}]}]}
 //! ```
 
 use serde::Deserialize;
@@ -13,6 +17,7 @@ use serde::Deserialize;
 use crate::config::NETEM_DEFAULT_LIMIT_PKTS;
 use crate::wifi::airtime::{Slot, Timing};
 use crate::wifi::dcf::{Medium, Params, Path};
+use crate::wifi::motion::{distance, Radios, StationPath, Trajectory, Waypoint};
 use crate::wifi::phy::{Propagation, RateChoice};
 
 /// The 802.11 amendment; only g (ERP-OFDM, 2.4 GHz) so far.
@@ -64,9 +69,10 @@ pub enum End {
 pub struct StationSpec {
     pub link: String,
     pub station_end: End,
-    /// Distance to the AP, or `position` (with the AP's).
+    /// Distance to the AP, or `position` (with the AP's), or `waypoints` (with the AP's position).
     pub distance_m: Option<f64>,
     pub position: Option<[f64; 3]>,
+    pub waypoints: Option<Vec<Waypoint>>,
     #[serde(default = "default_power")]
     pub tx_power_dbm: f64,
     #[serde(default = "default_gain")]
@@ -124,6 +130,7 @@ impl CellSpec {
             if !(d.is_finite() && d >= 0.0) {
                 return Err(format!("station on {}: distance {d} m is not a distance", s.link));
             }
+            self.trajectory(s).map_err(|e| format!("station on {}: {e}", s.link))?;
             if self.model == Model::Dcf {
                 s.rate.pick(0.0).map_err(|e| format!("station on {}: {e}", s.link))?;
             }
@@ -131,29 +138,54 @@ impl CellSpec {
         Ok(())
     }
 
-    /// Distance from the AP to a station: given, or between the two positions.
+    /// Distance from the AP to a station where it starts: given, between the two positions, or to the first waypoint.
     pub fn distance_m(&self, s: &StationSpec) -> Result<f64, String> {
-        match (s.distance_m, s.position, self.ap.position) {
+        let given = [s.distance_m.is_some(), s.position.is_some(), s.waypoints.is_some()];
+        if given.iter().filter(|&&g| g).count() > 1 {
+            return Err("give one of distance_m, position and waypoints, not both".into());
+        }
+        let start = s.waypoints.as_ref().and_then(|w| w.first()).map(|w| w.position);
+        match (s.distance_m, s.position.or(start), self.ap.position) {
             (Some(d), None, _) => Ok(d),
-            (None, Some(p), Some(q)) => Ok(p.iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt()),
-            (None, Some(_), None) => Err("a position needs the AP's position".into()),
-            (Some(_), Some(_), _) => Err("give distance_m or position, not both".into()),
-            (None, None, _) => Err("needs distance_m or position".into()),
+            (None, Some(p), Some(q)) => Ok(distance(p, q)),
+            (None, Some(_), None) => Err("a position or waypoints need the AP's position".into()),
+            _ => Err("needs distance_m, position or waypoints".into()),
         }
     }
 
-    /// A station's radio path both ways: mean SNR from both antennas' gains, and its rate.
+    /// A moving station's checked trajectory and the AP's position; None for a station standing still.
+    pub fn trajectory(&self, s: &StationSpec) -> Result<Option<(Trajectory, [f64; 3])>, String> {
+        let Some(w) = &s.waypoints else { return Ok(None) };
+        let ap = self.ap.position.ok_or("waypoints need the AP's position")?;
+        Ok(Some((Trajectory::new(w.clone())?, ap)))
+    }
+
+    /// What turns a station's distance into its path.
+    pub fn radios(&self, s: &StationSpec) -> Result<Radios, String> {
+        let fixed_rate = match s.rate {
+            RateChoice::Best => None,
+            fixed => Some(fixed.pick(0.0)?),
+        };
+        Ok(Radios { propagation: self.propagation, station_tx_dbm: s.tx_power_dbm, ap_tx_dbm: self.ap.tx_power_dbm,
+                    gains_dbi: s.gain_dbi + self.ap.gain_dbi, fixed_rate })
+    }
+
+    /// A station's radio path both ways where it starts: mean SNR from both antennas' gains, and its rate.
     pub fn path(&self, s: &StationSpec) -> Result<Path, String> {
-        let d = self.distance_m(s)?;
-        let gains = s.gain_dbi + self.ap.gain_dbi;
-        let up = self.propagation.snr_db(s.tx_power_dbm, gains, d);
-        let down = self.propagation.snr_db(self.ap.tx_power_dbm, gains, d);
-        Ok(Path { snr_up_db: up, snr_down_db: down, rate_up: s.rate.pick(up)?, rate_down: s.rate.pick(down)? })
+        Ok(self.radios(s)?.path(self.distance_m(s)?))
+    }
+
+    /// A station's radio path over time: fixed, or following its waypoints.
+    pub fn station_path(&self, s: &StationSpec) -> Result<StationPath, String> {
+        Ok(match self.trajectory(s)? {
+            Some((trajectory, ap)) => StationPath::Moving { trajectory, ap, radios: self.radios(s)? },
+            None => StationPath::Fixed(self.path(s)?),
+        })
     }
 
     /// The shared medium of a `dcf` cell at `now_ns`; `fallback_seed` when the cell has none.
     pub fn medium<T>(&self, fallback_seed: u64, now_ns: u64) -> Result<Medium<T>, String> {
-        let paths = self.stations.iter().map(|s| self.path(s)).collect::<Result<Vec<_>, _>>()?;
+        let paths = self.stations.iter().map(|s| self.station_path(s)).collect::<Result<Vec<_>, _>>()?;
         let params = Params {
             queue_pkts: self.queue_pkts,
             shadowing_sigma_db: self.propagation.shadowing_sigma_db,
@@ -194,10 +226,30 @@ mod tests {
     fn refuses_what_it_cannot_place_or_send() {
         let both = cell(r#"{"link": "l", "station_end": "a", "distance_m": 5, "position": [1, 0, 0]}"#);
         assert!(both.unwrap_err().contains("not both"));
-        assert!(cell(r#"{"link": "l", "station_end": "a"}"#).unwrap_err().contains("distance_m or position"));
+        assert!(cell(r#"{"link": "l", "station_end": "a"}"#).unwrap_err().contains("distance_m, position or waypoints"));
         let rate = cell(r#"{"link": "l", "station_end": "a", "distance_m": 5, "rate": 11}"#);
         assert!(rate.unwrap_err().contains("11 Mbit/s"));
         assert!(cell(r#"{"link": "l", "station_end": "c", "distance_m": 5}"#).is_err());
         assert!(cell(r#"{"link": "l", "station_end": "a", "distance_m": 5, "speed": 1}"#).is_err());
+    }
+
+    #[test]
+    fn reads_a_moving_station_and_refuses_waypoints_it_cannot_follow() {
+        let c = cell(r#"{"link": "l1", "station_end": "a", "distance_m": 70},
+                        {"link": "l2", "station_end": "a",
+                         "waypoints": [{"t_s": 0, "position": [30, 40, 0]}, {"t_s": 10, "position": [100, 0, 0]}]}"#)
+            .unwrap();
+        assert_eq!(c.distance_m(&c.stations[1]).unwrap(), 50.0);
+        assert!(matches!(c.station_path(&c.stations[0]).unwrap(), StationPath::Fixed(_)));
+        let moving = c.station_path(&c.stations[1]).unwrap();
+        assert_eq!(moving.at(0), c.path(&c.stations[1]).unwrap());
+        assert_eq!(moving.at(10_000_000_000).rate_up.mbps, 24);
+        let w = |t: &str| format!(r#"{{"link": "l", "station_end": "a", "waypoints": [{t}]}}"#);
+        assert!(cell(&w(r#"{"t_s": 1, "position": [1, 0, 0]}"#)).unwrap_err().contains("t_s 0"));
+        let both = r#"{"link": "l", "station_end": "a", "position": [1, 0, 0], "waypoints": [{"t_s": 0, "position": [1, 0, 0]}]}"#;
+        assert!(cell(both).unwrap_err().contains("not both"));
+        let no_ap = r#"{"name": "ap1", "stations": [{"link": "l", "station_end": "a", "waypoints": [{"t_s": 0, "position": [1, 0, 0]}]}]}"#;
+        let c: CellSpec = serde_json::from_str(no_ap).unwrap();
+        assert!(c.validate().unwrap_err().contains("AP's position"));
     }
 }

@@ -14,8 +14,13 @@
 //! each downlink direction, and its 54 Mbit/s is not shared (it binds only when
 //! the downlinks together exceed 54 Mbit/s, i.e. five or more stations each at
 //! their ≤ 11 Mbit/s cap).
+//!
+//! A moving station ([`Moving`]) gets the parameters of its distance when each
+//! frame arrives: what Mininet-WiFi's mobility does by rewriting the qdiscs
+//! whenever it moves a station, continuously here.
 
 use crate::config::{Impairment, LossSpec};
+use crate::wifi::motion::Trajectory;
 
 /// The rate of mode g before the distance factor (Mininet-WiFi's "custom rate").
 pub const BASE_RATE_MBPS: f64 = 11.0;
@@ -85,6 +90,28 @@ pub fn impairments(distance_m: f64) -> (Impairment, Impairment) {
     }
 }
 
+/// One direction of a moving station's link: Mininet-WiFi's parameters at its distance now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Moving {
+    pub trajectory: Trajectory,
+    pub ap: [f64; 3],
+    /// The AP sends this way (it adds its delay).
+    pub downlink: bool,
+    /// The direction's own random stream, kept across changes.
+    pub seed: Option<u64>,
+    /// Start of the motion clock, ns.
+    pub origin_ns: u64,
+}
+
+impl Moving {
+    /// The direction's impairment at `now_ns`.
+    pub fn impairment_at(&self, now_ns: u64) -> Impairment {
+        let t_s = now_ns.saturating_sub(self.origin_ns) as f64 / 1e9;
+        let (up, down) = impairments(self.trajectory.distance_at(t_s, self.ap));
+        Impairment { seed: self.seed, ..if self.downlink { down } else { up } }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +142,18 @@ mod tests {
         let (up0, down0) = impairments(0.0);
         assert!(up0.is_transparent());
         assert_eq!(down0.rate_bps, 54_000_000);
+    }
+
+    #[test]
+    fn a_moving_station_gets_the_parameters_of_its_distance_now() {
+        use crate::wifi::motion::Waypoint;
+        let w = |t_s, x| Waypoint { t_s, position: [x, 0.0, 0.0] };
+        let trajectory = Trajectory::new(vec![w(0.0, 10.0), w(9.0, 100.0)]).unwrap();
+        let m = Moving { trajectory, ap: [0.0; 3], downlink: true, seed: Some(3), origin_ns: 1_000_000_000 };
+        let (_, at_10) = impairments(10.0);
+        assert_eq!(m.impairment_at(0), Impairment { seed: Some(3), ..at_10 });
+        assert_eq!(m.impairment_at(1_000_000_000).rate_bps, 9_958_200);
+        let far = m.impairment_at(60_000_000_000);
+        assert_eq!((far.rate_bps, far.delay_ns), (4_066_800, 6_000_000));
     }
 }

@@ -21,11 +21,14 @@
 //!
 //! A frame's fate is decided when its attempt starts: [`Medium::advance`]
 //! returns it with `at_ns`, the end of its data frame's airtime, which may lie
-//! after the time it was called with.
+//! after the time it was called with. A moving station's path (distance, SNR,
+//! rate) is evaluated at that start too, on the medium's motion clock
+//! ([`motion`](crate::wifi::motion)), which [`Medium::restart_motion`] resets.
 
 use std::collections::VecDeque;
 
 use crate::wifi::airtime::{Timing, MAC_OVERHEAD};
+use crate::wifi::motion::StationPath;
 use crate::wifi::phy::{frame_success, Rate};
 
 /// Which way a frame goes: from the station to the AP, or back.
@@ -140,7 +143,9 @@ pub struct Medium<T> {
     timing: Timing,
     params: Params,
     rng: fastrand::Rng,
-    paths: Vec<Path>,
+    paths: Vec<StationPath>,
+    /// Start of the motion clock: a moving station's waypoint times count from here.
+    motion_origin: u64,
     /// Contender 0 is the AP, station s is s + 1.
     contenders: Vec<Contender<T>>,
     /// Start of slot 0: DIFS after the end of the last exchange.
@@ -152,15 +157,16 @@ pub struct Medium<T> {
 }
 
 impl<T> Medium<T> {
-    /// An idle medium at `now_ns` (idle for DIFS already) with one path per station.
-    pub fn new(timing: Timing, paths: Vec<Path>, params: Params, now_ns: u64) -> Medium<T> {
+    /// An idle medium at `now_ns` (idle for DIFS already) with one path per station; the motion clock starts too.
+    pub fn new<P: Into<StationPath>>(timing: Timing, paths: Vec<P>, params: Params, now_ns: u64) -> Medium<T> {
+        let paths: Vec<StationPath> = paths.into_iter().map(Into::into).collect();
         let contenders = (0..=paths.len())
             .map(|_| Contender { queue: VecDeque::new(), cw: timing.cw_min, backoff: None })
             .collect();
         Medium {
             counters: vec![[Counters::default(); 2]; paths.len()],
             rng: fastrand::Rng::with_seed(params.seed),
-            timing, params, paths, contenders, origin: now_ns, now: now_ns, outcomes: Vec::new(),
+            timing, params, paths, contenders, origin: now_ns, now: now_ns, motion_origin: now_ns, outcomes: Vec::new(),
             senders: Vec::new(),
         }
     }
@@ -173,8 +179,17 @@ impl<T> Medium<T> {
         self.paths.len()
     }
 
-    pub fn path(&self, station: usize) -> &Path {
-        &self.paths[station]
+    /// A station's path at `now_ns` (its position on the motion clock).
+    pub fn path(&self, station: usize, now_ns: u64) -> Path {
+        self.paths[station].at(now_ns.saturating_sub(self.motion_origin))
+    }
+
+    /// Restarts the motion clock at `now_ns`: moving stations start again from their first waypoint.
+    /// Attempts due before `now_ns` run first, on the old clock.
+    pub fn restart_motion(&mut self, now_ns: u64) {
+        let now = now_ns.max(self.now);
+        self.run_until(now);
+        self.motion_origin = now;
     }
 
     pub fn counters(&self, station: usize, dir: Dir) -> &Counters {
@@ -274,7 +289,7 @@ impl<T> Medium<T> {
         let head = c.queue.front_mut().expect("a sender has a frame");
         head.attempts += 1;
         let (station, dir, attempts) = (head.station, head.dir, head.attempts);
-        let (snr, rate) = self.paths[station].of(dir);
+        let (snr, rate) = self.paths[station].at(tx.saturating_sub(self.motion_origin)).of(dir);
         let data_ns = timing.data_ns(head.msdu, rate.mbps);
         let ok = !collision && self.rng.f64() < frame_success(snr + shadow, rate, head.msdu + MAC_OVERHEAD);
         let busy = data_ns + if ok { timing.ack_exchange_ns(rate.mbps) } else { 0 };

@@ -82,3 +82,22 @@ fn two_saturated_uplinks_share_the_medium_as_bianchi_says() {
     assert!(mbps(delivered[0]) > 0.45 * total && mbps(delivered[5]) > 0.45 * total);
     assert_eq!(delivered.iter().sum::<u64>(), delivered[0] + delivered[5]);
 }
+
+#[test]
+fn a_moving_station_leaves_its_best_rate_and_a_mark_brings_it_back() {
+    // 10 m to 150 m in 1 s; one frame at 0.9 s (136 m: 18 Mbit/s), then again after the motion clock restarts.
+    let moving = CELL.replace("MODEL", "dcf").replace(r#""seed": 3,"#, r#""seed": 3, "ap": {"position": [0, 0, 0]},"#)
+        .replacen(r#""distance_m": 10"#, r#""waypoints": [{"t_s": 0, "position": [10, 0, 0]}, {"t_s": 1, "position": [150, 0, 0]}]"#, 1);
+    let spec = Spec::parse(&moving).unwrap();
+    let (mut a, at) = Air::<usize>::new(&spec, 1, 0).unwrap();
+    let up = at[0].as_ref().unwrap().at;
+    let send = |a: &mut Air<usize>, t: u64| {
+        a.offer(up, UDP_1024, 0, t).unwrap();
+        let due = a.next_deadline().unwrap();
+        a.advance(due, |_, _| {});
+        a.counters(up).rate_mbps
+    };
+    assert_eq!(send(&mut a, 900_000_000), 18);
+    a.restart_motion(2_000_000_000);
+    assert_eq!(send(&mut a, 2_000_000_000), 54);
+}

@@ -1,11 +1,13 @@
 //! The medium in virtual time against the analytic figures: one station's
 //! closed form, Bianchi's saturation throughput, the performance anomaly; and
-//! the mechanics (immediate access, retries, queue limit, determinism).
+//! the mechanics (immediate access, retries, queue limit, determinism); a
+//! station moving away from its AP.
 
 use super::*;
 use crate::wifi::airtime::{msdu_of_udp, Slot};
 use crate::wifi::bianchi;
-use crate::wifi::phy::rate;
+use crate::wifi::motion::{Radios, StationPath, Trajectory, Waypoint};
+use crate::wifi::phy::{rate, Propagation};
 
 /// A path at `mbps` both ways with an SNR far above every threshold.
 fn clean(mbps: u32) -> Path {
@@ -18,7 +20,7 @@ fn params(seed: u64) -> Params {
 }
 
 /// Every station always has UDP frames of `payload` bytes to send up; goodput per station, Mbit/s, over `secs`.
-fn saturate(paths: Vec<Path>, slot: Slot, payload: usize, secs: u64) -> (Vec<f64>, Medium<()>) {
+fn saturate<P: Into<StationPath>>(paths: Vec<P>, slot: Slot, payload: usize, secs: u64) -> (Vec<f64>, Medium<()>) {
     let n = paths.len();
     let mut m = Medium::new(Timing::g(slot), paths, params(42), 0);
     let end = secs * 1_000_000_000;
@@ -179,4 +181,76 @@ fn frame_errors_follow_the_snr_and_runs_repeat() {
     assert_eq!(c.delivered_pkts + c.retry_drops, 20_000);
     assert_eq!(run(9), c);
     assert_ne!(run(10), c);
+}
+
+/// Mininet-WiFi's radios (14 dBm, 5 dBi each end) choosing the best rate.
+fn default_radios() -> Radios {
+    Radios { propagation: Propagation::default(), station_tx_dbm: 14.0, ap_tx_dbm: 14.0, gains_dbi: 10.0,
+             fixed_rate: None }
+}
+
+/// A station going from `from_m` to `to_m` along the x axis in `secs`, the AP at the origin.
+fn walking(from_m: f64, to_m: f64, secs: f64) -> StationPath {
+    let w = |t_s, x| Waypoint { t_s, position: [x, 0.0, 0.0] };
+    StationPath::Moving { trajectory: Trajectory::new(vec![w(0.0, from_m), w(secs, to_m)]).unwrap(), ap: [0.0; 3],
+                          radios: default_radios() }
+}
+
+#[test]
+fn a_station_walking_away_steps_its_rate_down_where_the_table_says() {
+    // 10 m to 150 m in 28 s (5 m/s), saturated with 1,024-byte UDP frames up.
+    let mut m: Medium<()> = Medium::new(Timing::g(Slot::Short), vec![walking(10.0, 150.0, 28.0)], params(42), 0);
+    let (mut per_s, mut steps, mut last) = (vec![0u64; 28], Vec::new(), 0);
+    loop {
+        while m.queue_len(0, Dir::Up) < 4 {
+            m.enqueue(0, Dir::Up, msdu_of_udp(1024), (), m.now).unwrap();
+        }
+        let t = m.next_event_ns().unwrap();
+        if t >= 28_000_000_000 {
+            break;
+        }
+        let delivered = m.advance(t).filter(|o| o.delivered).count() as u64;
+        per_s[(t / 1_000_000_000) as usize] += delivered * 1024 * 8;
+        let r = m.counters(0, Dir::Up).rate_mbps;
+        if r != last {
+            steps.push((r, 10.0 + 5.0 * t as f64 / 1e9));
+            last = r;
+        }
+    }
+    // A rate is left where the mean SNR 74.9 − 30 log10(d) dB falls below its threshold.
+    let beyond = |mbps| 10f64.powf((74.9 - rate(mbps).unwrap().snr_db) / 30.0);
+    let want: Vec<(u32, f64)> = [(48, beyond(54)), (36, beyond(48)), (24, beyond(36)), (18, beyond(24))].into();
+    assert_eq!(steps[0].0, 54);
+    assert_eq!(steps.len(), 5, "{steps:?}");
+    for ((r, d), (wr, wd)) in steps[1..].iter().zip(&want) {
+        println!("{r} Mbit/s from {d:.2} m (table: {wd:.2} m)");
+        assert_eq!(r, wr);
+        assert!((d - wd).abs() < 0.01, "{r} Mbit/s at {d} m, expected {wd} m");
+    }
+    // Goodput per second falls at every step: 24.9 Mbit/s near the AP, the 18 Mbit/s closed form at the end.
+    let mbps: Vec<f64> = per_s.iter().map(|&b| b as f64 / 1e6).collect();
+    println!("goodput per second: {mbps:.1?}");
+    assert_within("first second", mbps[0], 24.86, 0.02);
+    let t = Timing::g(Slot::Short);
+    let at_18 = 8192.0 / (t.difs_ns as f64 + 7.5 * t.slot_ns as f64 + (t.data_ns(msdu_of_udp(1024), 18)
+        + t.ack_exchange_ns(18)) as f64) * 1e3;
+    // The last second (145–150 m) also loses frames to errors just above the 18 Mbit/s threshold.
+    assert!(mbps[27] < at_18 && mbps[27] > 0.8 * at_18, "{} vs {at_18}", mbps[27]);
+    assert!(mbps.windows(2).all(|w| w[1] < w[0] * 1.02), "goodput rises: {mbps:?}");
+    assert!(mbps[20..].iter().sum::<f64>() < 0.65 * mbps[..8].iter().sum::<f64>());
+    assert_eq!(last, 18, "18 Mbit/s holds to {:.1} m", beyond(18));
+}
+
+#[test]
+fn restarting_the_motion_clock_brings_the_station_back_and_standing_still_changes_nothing() {
+    let mut m: Medium<()> = Medium::new(Timing::g(Slot::Short), vec![walking(10.0, 150.0, 28.0)], params(1), 0);
+    assert_eq!(m.path(0, 20_000_000_000).rate_up.mbps, 24);
+    m.restart_motion(20_000_000_000);
+    assert_eq!(m.path(0, 20_000_000_000).rate_up.mbps, 54);
+    assert_eq!(m.path(0, 40_000_000_000).rate_up.mbps, 24);
+    // A station whose waypoints stay at 70 m meets exactly the frames of one fixed at 70 m.
+    let (fixed, a) = saturate(vec![default_radios().path(70.0)], Slot::Short, 1024, 3);
+    let (still, b) = saturate(vec![walking(70.0, 70.0, 1.0)], Slot::Short, 1024, 3);
+    assert_eq!(fixed, still);
+    assert_eq!(a.counters(0, Dir::Up), b.counters(0, Dir::Up));
 }
