@@ -4,9 +4,10 @@ point; each station's link goes through its access point's shared medium in sdnb
 
 Placement: access points not placed stand along the x axis, ap_spacing_m apart, in switch order;
 stations not placed stand station_distance_m from the access point the topology wired them to, spread
-evenly around it. Then each station associates with the nearest access point (its own on a tie), so
-placing a station near another access point moves its link there. The medium replaces the station
-links' wired shaping; links between switches keep theirs.
+evenly around it; a moving station starts at its first waypoint. Then each station associates with the
+nearest access point (its own on a tie), so placing a station near another access point moves its link
+there; a moving station keeps that access point wherever it goes (no re-association). The medium
+replaces the station links' wired shaping; links between switches keep theirs.
 """
 
 from __future__ import annotations
@@ -80,14 +81,16 @@ def apply(graph: TopologyGraph, settings: dict | None, shared: bool = False) -> 
     moved: dict[str, str] = {}
     for host, ap in own.items():
         keys = sta_keys.get(host, {})
-        if keys.get("x_m") is not None:
+        mobility = tuple(Waypoint(w["t_s"], w["x_m"], w["y_m"]) for w in keys.get("mobility") or ())
+        if mobility:
+            where = (mobility[0].x_m, mobility[0].y_m)
+        elif keys.get("x_m") is not None:
             where = (keys["x_m"], keys["y_m"])
         else:
             # Evenly around the AP from straight above it: never nearer another AP on its row.
             angle = math.pi / 2 + 2 * math.pi * around[ap].index(host) / len(around[ap])
             x0, y0 = cells[ap].radio.position
             where = (x0 + s["station_distance_m"] * math.cos(angle), y0 + s["station_distance_m"] * math.sin(angle))
-        mobility = tuple(Waypoint(w["t_s"], w["x_m"], w["y_m"]) for w in keys.get("mobility") or ())
         rate = keys.get("rate") or s["rate"]
         nearest = min(aps, key=lambda a: (math.dist(where, cells[a].radio.position), a != ap))
         cells[nearest].stations.append(Station(host, radio(keys, where), rate, mobility))
@@ -104,8 +107,8 @@ def apply(graph: TopologyGraph, settings: dict | None, shared: bool = False) -> 
 
 
 def describe(graph: TopologyGraph) -> dict:
-    """The medium, its model and standard, and each station's access point and distance, for a trial's
-    environment."""
+    """The medium, its model and standard, each station's access point and (starting) distance, and the
+    stations that move, for a trial's environment."""
     cells = list(graph.cells.values())
     if not cells:
         return {}
@@ -113,7 +116,19 @@ def describe(graph: TopologyGraph) -> dict:
             "wifi_standard": sorted({c.standard for c in cells}), "wifi_slot": sorted({c.slot for c in cells}),
             "wifi_propagation": {"exponent": cells[0].exponent, "shadowing_sigma_db": cells[0].shadowing_sigma_db},
             "wifi_association": {st.host: c.ap for c in cells for st in c.stations},
-            "wifi_distance_m": {st.host: round(c.distance_m(st), 2) for c in cells for st in c.stations}}
+            "wifi_distance_m": {st.host: round(c.distance_m(st), 2) for c in cells for st in c.stations},
+            **({"wifi_mobility": moving} if (moving := _moving(cells)) else {})}
+
+
+def _moving(cells: list[Cell]) -> dict:
+    """Each moving station's plan in brief: waypoints, when it stops, how far from its access point it ends."""
+    out = {}
+    for c in cells:
+        for st in (st for st in c.stations if st.mobility):
+            end = st.mobility[-1]
+            out[st.host] = {"waypoints": len(st.mobility), "until_s": end.t_s,
+                            "end_distance_m": round(math.dist(c.radio.position, (end.x_m, end.y_m)), 2)}
+    return out
 
 
 KIND = MediumKind(name="wireless", named=("access_points", "stations"), doc="802.11 cells: switches with hosts are access points, hosts their stations "

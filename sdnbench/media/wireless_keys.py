@@ -72,7 +72,8 @@ class Mobility(ListOf):
 
 
 WAYPOINT = Record("waypoint", {
-    "t_s": Field(Number(minimum=0, maximum=MAX_MOBILITY_S), doc="seconds into the trial"),
+    "t_s": Field(Number(minimum=0, maximum=MAX_MOBILITY_S),
+                 doc="seconds from the start of the trial's measurement window"),
     "x_m": Field(COORD, doc="position, m"),
     "y_m": Field(COORD, doc="position, m"),
 }, doc="Where a station is at t_s; it moves in a straight line to the next waypoint.")
@@ -80,11 +81,9 @@ WAYPOINT = Record("waypoint", {
 
 def _station(value: dict, node, ctx: Context, key: str) -> None:
     _placed(value, node, ctx, key)
-    if value["mobility"] is not None:
-        # Read and checked above so a plan is right when it can run; running it would silently measure a
-        # station standing still.
-        ctx.error_at(node, f"{key}.mobility", "stations cannot move during a run yet: sdnbench-linkemu fixes each "
-                                           "station's distance when it starts; give the station a fixed x_m, y_m")
+    if value["mobility"] is not None and value["x_m"] is not None:
+        # Two starting points would disagree about where the station is and which AP it joins.
+        ctx.error_at(node, f"{key}.x_m", "a moving station starts at its first waypoint: give x_m, y_m or mobility")
 
 
 STATION = Record("station", {
@@ -94,7 +93,8 @@ STATION = Record("station", {
     "antenna_gain_dbi": Field(GAIN, None, "antenna gain, dBi (default: the network's)"),
     "rate": Field(Rate(), None, "fixed rate in Mbit/s or best (default: the network's)"),
     "mobility": Field(Mobility(WAYPOINT, min_items=2, max_items=10_000), None,
-                      "straight-line movement between waypoints (read and checked, refused: not emulated yet)"),
+                      "straight-line movement between waypoints, from the first (t_s 0), replayed in every "
+                      "trial; it stays with the access point nearest its first waypoint"),
 }, doc="One station (a host by name: h1, h2, ...). It associates with the nearest access point.",
    extra_check=_station)
 

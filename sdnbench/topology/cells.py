@@ -21,7 +21,7 @@ class Radio:
 
 @dataclass(frozen=True)
 class Waypoint:
-    """Where a moving station is at t_s seconds into a trial."""
+    """Where a moving station is t_s seconds after a trial's measurement window opens."""
 
     t_s: float
     x_m: float
@@ -33,7 +33,7 @@ class Station:
     """A host associated with an access point: its radio, its rate choice and any movement."""
 
     host: str
-    radio: Radio
+    radio: Radio                                   # where it stands, or starts (its first waypoint)
     rate: int | str = "best"                       # Mbit/s, or "best" for the mean SNR
     mobility: tuple[Waypoint, ...] = ()            # straight lines between waypoints
 

@@ -127,15 +127,40 @@ def test_a_name_the_topology_lacks_is_refused_at_its_line():
                                       "topology; its stations are h1, h2 (topology single-2, medium wireless)")
 
 
-def test_mobility_is_read_and_checked_then_refused_with_the_reason():
+MOVING = """  wireless:
+    stations:
+      h1:
+        mobility:
+          - {t_s: 0, x_m: 0, y_m: 10}
+          - {t_s: 10, x_m: 90, y_m: 10}
+          - {t_s: 20, x_m: 150, y_m: 10}
+"""
+
+
+def test_mobility_is_read_checked_and_accepted():
+    trials = expand(parse("wireless", MOVING))
+    single = trials[0].graph
+    h1 = single.cells["s1"].stations[0]
+    assert h1.host == "h1" and [w.t_s for w in h1.mobility] == [0, 10, 20]
+    assert h1.radio.position == (0, 10) and single.cells["s1"].distance_m(h1) == pytest.approx(10)
+    env = MEDIA["wireless"].describe(single)
+    assert env["wifi_mobility"] == {"h1": {"waypoints": 3, "until_s": 20, "end_distance_m": pytest.approx(150.33, abs=0.01)}}
+    assert "wifi_mobility" not in MEDIA["wireless"].describe(expand(parse("wireless"))[0].graph)
     plan = "  wireless:\n    stations:\n      h1:\n        mobility:\n{}"
-    good = "          - {t_s: 0, x_m: 0, y_m: 10}\n          - {t_s: 10, x_m: 90, y_m: 10}\n"
-    msg = errors_of(wireless=plan.format(good))
-    assert "exp.yaml:15: network.wireless.stations.h1.mobility: stations cannot move during a run yet" in msg
     backwards = "          - {t_s: 0, x_m: 0, y_m: 10}\n          - {t_s: 0, x_m: 90, y_m: 10}\n"
     assert "mobility[1].t_s: expected a time after 0 s" in errors_of(wireless=plan.format(backwards))
     late = "          - {t_s: 5, x_m: 0, y_m: 10}\n          - {t_s: 9, x_m: 90, y_m: 10}\n"
     assert "mobility[0].t_s: the first waypoint is where the station starts" in errors_of(wireless=plan.format(late))
+    both = MOVING.replace("      h1:\n", "      h1:\n        x_m: 3\n        y_m: 4\n")
+    assert "stations.h1.x_m: a moving station starts at its first waypoint" in errors_of(wireless=both)
+
+
+def test_a_moving_station_joins_the_access_point_nearest_its_start_and_stays():
+    # tree-3x2: leaves s3 (x 0), s4 (200), s6 (400), s7 (600). h1 starts near s4 and walks past s6.
+    plan = MOVING.replace("x_m: 0, y_m: 10", "x_m: 210, y_m: 0").replace("x_m: 150", "x_m: 420")
+    graph = expand(parse("wireless", plan))[1].graph
+    assert [st.host for st in graph.cells["s4"].stations] == ["h1", "h3", "h4"]
+    assert MEDIA["wireless"].describe(graph)["wifi_mobility"]["h1"]["end_distance_m"] == pytest.approx(220.23, abs=0.01)
 
 
 def test_the_builder_keeps_a_mobility_plan():
@@ -190,7 +215,16 @@ def test_emulator_media_one_per_access_point():
     assert compat["media"][0]["model"] == "compat"
 
 
-@pytest.mark.parametrize("wireless", ["", "  wireless: {model: mininet_wifi, slot: long}\n"])
+def test_a_moving_station_gives_the_emulator_its_waypoints():
+    config = _config(expand(parse("wireless", MOVING))[0].graph)
+    h1, h2 = config["media"][0]["stations"]
+    assert h1["waypoints"] == [{"t_s": 0, "position": [0, 10, 0.0]}, {"t_s": 10, "position": [90, 10, 0.0]},
+                               {"t_s": 20, "position": [150, 10, 0.0]}]
+    assert "position" not in h1 and "waypoints" not in h2 and len(h2["position"]) == 3
+
+
+@pytest.mark.parametrize("wireless", ["", "  wireless: {model: mininet_wifi, slot: long}\n", MOVING,
+                                      MOVING.replace("  wireless:\n", "  wireless:\n    model: mininet_wifi\n")])
 def test_the_emulator_accepts_the_configuration(tmp_path, wireless):
     tool = native_tool("sdnbench-linkemu")
     if tool is None:

@@ -45,8 +45,10 @@ def emulator_medium(cell: Cell, names: dict[int, str], links: list[Link]) -> dic
         if link.medium != cell.ap:
             continue
         station = by_host[link.a if link.a in by_host else link.b]
-        stations.append({"link": names[i], "station_end": "a" if link.a == station.host else "b",
-                         "position": _position(station.radio.position),
+        # A moving station follows its waypoints on the emulator's clock, restarted at each trial's mark.
+        where = ({"waypoints": [{"t_s": w.t_s, "position": _position((w.x_m, w.y_m))} for w in station.mobility]}
+                 if station.mobility else {"position": _position(station.radio.position)})
+        stations.append({"link": names[i], "station_end": "a" if link.a == station.host else "b", **where,
                          "tx_power_dbm": station.radio.tx_power_dbm, "gain_dbi": station.radio.antenna_gain_dbi,
                          "rate": station.rate})
     return {"name": cell.ap, "model": MODELS[cell.model], "standard": cell.standard, "slot": cell.slot,
