@@ -141,16 +141,14 @@ def measure(net, size_bytes: int, duration_s: float, workdir: Path, say: Callabl
     return search(passes)
 
 
-def calibrate(spec: dict, network: dict, sizes: list[int], rundir: Path, duration_s: float = 2.0,
-              say: Callable[[str], None] = print, base_dir: Path = Path(".")) -> list[Envelope]:
-    """Measure and store the envelopes of one topology spec at each packet size."""
+def calibrate(label: str, graph, network: dict, sizes: list[int], rundir: Path, duration_s: float = 2.0,
+              say: Callable[[str], None] = print) -> list[Envelope]:
+    """Measure and store the envelopes of one topology (on its medium; `label` as in the trials' rows)
+    at each packet size."""
     from .emulation.network import EmulatedNetwork
     from .manifest import Manifest
     from .runner import registry
-    from .topology import build_topology, topology_label
 
-    graph = build_topology(spec, network.get("link"), base_dir)
-    label = topology_label(spec)
     rundir.mkdir(parents=True, exist_ok=True)
     registry.register(rundir)
     manifest = Manifest(rundir)
@@ -175,6 +173,17 @@ def calibrate(spec: dict, network: dict, sizes: list[int], rundir: Path, duratio
     return out
 
 
+def targets(exp) -> list[tuple[str, object]]:
+    """(row label, graph) of every topology of exp on every medium, as the trials' rows have them: a
+    wireless row's envelope is measured through its medium."""
+    from .media import MEDIA
+    from .runner.plan import media, topology_graph
+    from .topology import topology_label
+
+    return [(MEDIA[m].label(topology_label(spec)), topology_graph(exp, i, m))
+            for i, spec in enumerate(exp.topologies) for m in media(exp)]
+
+
 def experiment_sizes(exp) -> list[int]:
     """The payload sizes an experiment's rate-limited flows use (sweeps included); 64 B when none is given."""
     sizes = set()
@@ -186,26 +195,22 @@ def experiment_sizes(exp) -> list[int]:
     return sorted(sizes)
 
 
-def data_plane_of(exp, spec: dict) -> str:
+def data_plane_of(exp, graph) -> str:
     """The data plane key a topology of exp would have (the network is described, not started)."""
     from .emulation.network import EmulatedNetwork
-    from .topology import build_topology
 
-    graph = build_topology(spec, exp.network.get("link"), exp.path.parent)
     # Never started, so it needs no manifest: describe() reads the kinds' settings and versions only.
     net = EmulatedNetwork(graph, None, exp.network["datapath"], "1.3", "standalone",
                           lock=False, switch=exp.network["switch"], links=exp.network["links"])
     return data_plane_key(net.describe())
 
 
-def missing(exp, sizes: list[int] | None = None) -> list[tuple[dict, list[int]]]:
-    """(topology spec, sizes) of exp that this machine has no envelope for."""
-    from .topology import topology_label
-
+def missing(exp, sizes: list[int] | None = None) -> list[tuple[str, object, list[int]]]:
+    """(row label, graph, sizes) of exp's topologies and media that this machine has no envelope for."""
     stored, out = load(), []
-    for spec in exp.topologies:
-        plane = data_plane_of(exp, spec)
-        todo = [s for s in sizes or experiment_sizes(exp) if lookup(plane, topology_label(spec), s, stored) is None]
+    for label, graph in targets(exp):
+        plane = data_plane_of(exp, graph)
+        todo = [s for s in sizes or experiment_sizes(exp) if lookup(plane, label, s, stored) is None]
         if todo:
-            out.append((spec, todo))
+            out.append((label, graph, todo))
     return out

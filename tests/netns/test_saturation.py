@@ -33,7 +33,8 @@ def calibration_file(tmp_path, monkeypatch):
 def test_calibration_finds_a_rate_that_passes_and_stores_it(tmp_path, calibration_file):
     exp = parse_experiment(EXP, tmp_path / "sat.yaml")
     lines = []
-    [env] = calibration.calibrate(exp.topologies[0], exp.network, [128], tmp_path / "cal", duration_s=1.0,
+    [(label, graph)] = calibration.targets(exp)
+    [env] = calibration.calibrate(label, graph, exp.network, [128], tmp_path / "cal", duration_s=1.0,
                                   say=lines.append)
     assert env.zero_loss_pps >= calibration.START_PPS and env.topology == "linear-2" and env.size_bytes == 128
     assert env.first_lossy_pps is None or env.first_lossy_pps / env.zero_loss_pps <= calibration.RESOLUTION
@@ -45,7 +46,7 @@ def test_an_overloaded_trial_is_marked_with_its_reason_and_a_light_one_is_valid(
     (tmp_path / "sat.yaml").write_text(EXP)
     exp = parse_experiment(EXP, tmp_path / "sat.yaml")
     # A stated envelope of 5,000 packets/s for this machine and data plane (measuring it is the test above).
-    plane = calibration.data_plane_of(exp, exp.topologies[0])
+    plane = calibration.data_plane_of(exp, calibration.targets(exp)[0][1])
     calibration.save(calibration.Envelope(calibration.machine_key(), plane, "linear-2", 128, 5000.0, 5500.0, 0.0))
     store = run_campaign(exp, tmp_path / "run", progress_out=lambda line: None)
     by_rate = {t.params["rate_pps"]: t for t in store.trials()}

@@ -265,3 +265,12 @@ def test_the_r1_wireless_example_plans_its_three_topologies_as_wireless():
     assert sorted({t.topology for t in trials}) == ["linear-7-wireless", "single-8-wireless", "tree-3x2-wireless"]
     assert all(cell.distance_m(st) == pytest.approx(50) for t in trials for cell in t.graph.cells.values()
                for st in cell.stations)
+
+
+def test_calibration_targets_each_topology_on_each_medium_as_the_rows_name_them():
+    from sdnbench import calibration
+
+    exp = parse()
+    targets = calibration.targets(exp)
+    assert [label for label, _ in targets] == ["single-2", "single-2-wireless", "tree-3x2", "tree-3x2-wireless"]
+    assert [graph.medium for _, graph in targets][:2] == ["wired", "wireless"]
