@@ -54,9 +54,15 @@ def machine_key() -> str:
     return f"{platform.release()} | {cpu} | {len(os.sched_getaffinity(0))} CPUs"
 
 
+#: describe() keys that are no part of a data plane's identity: which links are shaped, and how the link
+#: emulator's thread was scheduled (known only once it started, so a network described before it starts,
+#: as `missing` does, must give the same key as the started one that was calibrated).
+NOT_IN_KEY = ("link_shaping", "linkemu_sched", "linkemu_spin_us")
+
+
 def data_plane_key(described: dict) -> str:
-    """A network's data plane as EmulatedNetwork.describe() gives it, without per-topology details."""
-    return json.dumps({k: v for k, v in described.items() if k != "link_shaping"}, sort_keys=True)
+    """A network's data plane as EmulatedNetwork.describe() gives it, the same before and after it starts."""
+    return json.dumps({k: v for k, v in described.items() if k not in NOT_IN_KEY}, sort_keys=True)
 
 
 def load(path: Path | None = None) -> list[Envelope]:

@@ -95,3 +95,10 @@ def test_envelopes_are_stored_per_machine_data_plane_topology_and_size(tmp_path)
     assert len(stored) == 2
     assert calibration.lookup(PLANE, "linear-7", 128, stored).zero_loss_pps == 30_000
     assert calibration.lookup(PLANE, "linear-3", 128, stored) is None
+
+
+def test_the_data_plane_key_is_the_same_before_and_after_the_link_emulator_starts():
+    before = {"switch": "ovs", "links": "linkemu", "linkemu_links": 2, "link_shaping": "linkemu"}
+    after = {**before, "linkemu_sched": "fifo", "linkemu_spin_us": 25}
+    assert calibration.data_plane_key(before) == calibration.data_plane_key(after)
+    assert calibration.data_plane_key(before) != calibration.data_plane_key({**before, "links": "veth_tc"})

@@ -274,3 +274,6 @@ def test_calibration_targets_each_topology_on_each_medium_as_the_rows_name_them(
     targets = calibration.targets(exp)
     assert [label for label, _ in targets] == ["single-2", "single-2-wireless", "tree-3x2", "tree-3x2-wireless"]
     assert [graph.medium for _, graph in targets][:2] == ["wired", "wireless"]
+    # Described without starting (no manifest): the wireless row's key names the emulator and the medium.
+    key = json.loads(calibration.data_plane_of(exp, targets[1][1]))
+    assert key["links"] == "linkemu" and key["medium"] == "wireless"

@@ -67,7 +67,8 @@ class LinkEmu(LinkKind):
         # The emulator's name of each link it carries.
         self.names = {i: f"{graph.links[i].a}-{graph.links[i].b}" for i in self.inner}
         self._index = {id(link): i for i, link in enumerate(graph.links)}
-        self.emulator = Emulator(Path(manifest.path).parent / "linkemu", manifest)
+        # No manifest: a network only described, never started (calibration's data-plane key).
+        self.emulator = Emulator(Path(manifest.path).parent / "linkemu", manifest) if manifest is not None else None
 
     @classmethod
     def availability(cls, links: Iterable = ()) -> Capability:
@@ -152,7 +153,7 @@ class LinkEmu(LinkKind):
         used = [name for name, on in (("htb", any(link.params.bw_mbps for link in self.graph.links)),
                                       ("linkemu", bool(self.inner))) if on]
         out = {**super().describe(), "link_shaping": "+".join(used) or "none"}
-        if self.emulator.started:
+        if self.emulator is not None and self.emulator.started:
             out["linkemu_sched"] = self.emulator.started.get("sched")
             out["linkemu_spin_us"] = self.emulator.started.get("spin_us")
         out["linkemu_links"] = len(self.inner)
