@@ -3,9 +3,9 @@
 Every start boots a fresh Karaf base in the run directory (odl_base.py: its
 configuration and why), with a bounded Java heap (spec.options["heap"],
 default 1g) and the cores of spec.cpus. start() returns once the OpenFlow port
-listens, RESTCONF answers and Karaf's log says "System ready" (a first boot
-takes 45-100 s here; a boot that stalls is replaced by one fresh boot, see
-odl_boot.py). stop() lets Karaf shut down (about 6 s), then escalates to
+listens and RESTCONF answers; Karaf's log is read only to tell a failed or
+stalled boot (a first boot takes 45-100 s here; a boot that stalls is
+replaced by one fresh boot, see odl_boot.py). stop() lets Karaf shut down (about 6 s), then escalates to
 SIGTERM and SIGKILL by process group.
 
 This release has no reactive forwarding application (the l2switch project
@@ -161,7 +161,7 @@ class OdlAdapter(ProcessAdapter):
         return self.base / "data" / "log" / "karaf.log" if self.base else None
 
     def start(self, rundir: Path, timeout_s: float = 300.0) -> None:
-        """Start and return once Karaf says System ready, OpenFlow listens and RESTCONF answers.
+        """Start and return once OpenFlow listens and RESTCONF answers (Karaf's log only tells failure).
 
         A boot that stalls (odl_boot: its bundle counts stop changing) is stopped, its base kept
         beside the next as <label>-karaf-stalled, and one fresh boot is tried in the time left."""
