@@ -78,6 +78,7 @@ def _cmd_run(args) -> int:
     from .runner.preflight import preflight
 
     exp = load_experiment(args.file)
+    shard = _shard(args)
     problems = preflight(exp, for_run=True)
     if problems:
         for p in problems:
@@ -86,7 +87,8 @@ def _cmd_run(args) -> int:
     if args.resume and not args.out:
         print("--resume needs --out RUNDIR: the run directory to finish", file=sys.stderr)
         return 2
-    rundir = Path(args.out) if args.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + exp.name)
+    suffix = f"-shard-{shard.index}" if shard else ""
+    rundir = Path(args.out) if args.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + exp.name + suffix)
     if rundir.exists() and any(rundir.iterdir()) and not args.resume:
         print(f"{rundir} already holds a run; use --resume to finish it or another --out", file=sys.stderr)
         return 2
@@ -97,9 +99,11 @@ def _cmd_run(args) -> int:
         calibrate_missing(exp, rundir / "calibration")
     try:
         with watching(args, rundir) as observer:
-            store = run_campaign(exp, rundir, resume=args.resume, observer=observer)
+            store = run_campaign(exp, rundir, resume=args.resume, observer=observer, shard=shard)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file} "
+        again = f" --shard {args.shard}" + (f" --shard-index-env {args.shard_index_env}" if args.shard_index_env
+                                            else "") if shard else ""
+        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file}{again} "
               f"--out {rundir} --resume", file=sys.stderr)
         return 130
     comparison = compare(store)
@@ -107,6 +111,17 @@ def _cmd_run(args) -> int:
     _export(rundir, comparison[0])
     print(f"\nrun directory: {rundir}  ({time.monotonic() - t0:.0f} s)")
     return 0
+
+
+def _shard(args):
+    """The Shard of --shard / --shard-index-env, or None for the whole plan."""
+    if args.shard is None:
+        if args.shard_index_env:
+            raise SdnbenchError("--shard-index-env needs --shard auto/N: the number of shards")
+        return None
+    from .runner.shard import parse_shard
+
+    return parse_shard(args.shard, args.shard_index_env)
 
 
 def _export(rundir: Path, cells) -> None:
@@ -303,6 +318,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="first measure the zero-loss envelope of any topology and packet size not yet calibrated "
                         "on this machine (see `sdnbench calibrate`)")
     c.add_argument("--resume", action="store_true", help="finish the run in --out: skip trials stored as ok")
+    c.add_argument("--shard", metavar="I/N",
+                   help="run only shard I of N (0-based): the plan's groups (controller x topology) are sorted "
+                        "by name and dealt round-robin, the same on every machine. auto/N reads I from "
+                        "SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX. Each shard needs its own --out; "
+                        "combine them with `sdnbench merge`")
+    c.add_argument("--shard-index-env", metavar="VAR",
+                   help="with --shard auto/N: read the index from this environment variable instead")
     live.add_run_options(c)
     c.set_defaults(func=_cmd_run)
 
