@@ -215,6 +215,19 @@ def _cmd_compare(args) -> int:
     return 1 if any(c.verdict == REGRESSION for c in changes.values()) else 0
 
 
+def _cmd_merge(args) -> int:
+    from .results.merge import gaps, merge
+
+    result = merge([Path(d) for d in args.rundir], Path(args.out), args.allow_incomplete, set(args.ignore_env or ()))
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not result.complete:
+        print(f"warning: incomplete campaign: {gaps(result)}", file=sys.stderr)
+    print(f"merged shards {', '.join(map(str, result.shards))}: {result.trials} trials ({result.failed} failed) "
+          f"into {args.out}; read it with: sdnbench results {args.out}")
+    return 0
+
+
 def _add_test_options(c) -> None:
     """--alpha, --threshold and --correction of a significance test."""
     from .analysis.significance import ALPHA, CORRECTIONS, THRESHOLD
@@ -380,6 +393,28 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
     _add_test_options(c)
     c.set_defaults(func=_cmd_compare)
+
+    c = sub.add_parser(
+        "merge", help="combine the run directories of a campaign's shards into one",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Combine the stores of `sdnbench run FILE --shard I/N` runs into one run directory that "
+                    "`results`, `report` and `compare` read as if the campaign had run on one machine.\n\n"
+                    "Refused: shards of another experiment file or number of shards (the store records a hash "
+                    "of each), a shard or a trial given twice, and shards whose environments differ in what "
+                    "shapes a measurement: kernel, CPU model and count, Open vSwitch, sdnbench and Python "
+                    "versions, the data plane of each topology, the version of each controller. Host names "
+                    "and the OS string are only reported. A campaign with shards or trials missing is refused "
+                    "unless --allow-incomplete.",
+        epilog="example (4 shards):\n"
+               "  for i in 0 1 2 3; do sdnbench run exp.yaml --shard $i/4 --out runs/exp/shard-$i; done\n"
+               "  sdnbench merge runs/exp/shard-* --out runs/exp/merged && sdnbench results runs/exp/merged")
+    c.add_argument("rundir", nargs="+", metavar="RUN", help="run directories of the shards")
+    c.add_argument("--out", required=True, metavar="MERGED", help="new run directory for the merged store")
+    c.add_argument("--allow-incomplete", action="store_true",
+                   help="merge even when shards or trials are missing (each gap is listed as a warning)")
+    c.add_argument("--ignore-env", action="append", metavar="FIELD",
+                   help="do not require this environment field to match (repeatable), e.g. python")
+    c.set_defaults(func=_cmd_merge)
 
     c = sub.add_parser(
         "controller", help="start one controller as experiments do and keep it up until Ctrl-C",
