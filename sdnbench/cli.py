@@ -29,6 +29,8 @@ typical use:
   sdnbench compare runs/A runs/B             what changed between two runs (exit 1: a regression)
   sdnbench run FILE --dashboard              watch it at http://127.0.0.1:8765/ (or: sdnbench dashboard RUN)
   sdnbench clean                         remove what a killed run left behind
+  sdnbench jobs FILE --shards 8 --slurm  run a campaign on 8 machines (or --kubernetes), then:
+  sdnbench merge runs/<name>/shard-* --out runs/<name>/merged
 """
 
 
@@ -76,9 +78,10 @@ def _cmd_run(args) -> int:
     from .dashboard.cli import watching
     from .runner.campaign import run_campaign
     from .runner.preflight import preflight
+    from .scaleout_cli import resume_options, shard_of
 
     exp = load_experiment(args.file)
-    shard = _shard(args)
+    shard = shard_of(args)
     problems = preflight(exp, for_run=True)
     if problems:
         for p in problems:
@@ -101,27 +104,14 @@ def _cmd_run(args) -> int:
         with watching(args, rundir) as observer:
             store = run_campaign(exp, rundir, resume=args.resume, observer=observer, shard=shard)
     except KeyboardInterrupt:
-        again = f" --shard {args.shard}" + (f" --shard-index-env {args.shard_index_env}" if args.shard_index_env
-                                            else "") if shard else ""
-        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file}{again} "
-              f"--out {rundir} --resume", file=sys.stderr)
+        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file}"
+              f"{resume_options(args)} --out {rundir} --resume", file=sys.stderr)
         return 130
     comparison = compare(store)
     print(render_report(store, comparison))
     _export(rundir, comparison[0])
     print(f"\nrun directory: {rundir}  ({time.monotonic() - t0:.0f} s)")
     return 0
-
-
-def _shard(args):
-    """The Shard of --shard / --shard-index-env, or None for the whole plan."""
-    if args.shard is None:
-        if args.shard_index_env:
-            raise SdnbenchError("--shard-index-env needs --shard auto/N: the number of shards")
-        return None
-    from .runner.shard import parse_shard
-
-    return parse_shard(args.shard, args.shard_index_env)
 
 
 def _export(rundir: Path, cells) -> None:
@@ -215,19 +205,6 @@ def _cmd_compare(args) -> int:
     return 1 if any(c.verdict == REGRESSION for c in changes.values()) else 0
 
 
-def _cmd_merge(args) -> int:
-    from .results.merge import gaps, merge
-
-    result = merge([Path(d) for d in args.rundir], Path(args.out), args.allow_incomplete, set(args.ignore_env or ()))
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if not result.complete:
-        print(f"warning: incomplete campaign: {gaps(result)}", file=sys.stderr)
-    print(f"merged shards {', '.join(map(str, result.shards))}: {result.trials} trials ({result.failed} failed) "
-          f"into {args.out}; read it with: sdnbench results {args.out}")
-    return 0
-
-
 def _add_test_options(c) -> None:
     """--alpha, --threshold and --correction of a significance test."""
     from .analysis.significance import ALPHA, CORRECTIONS, THRESHOLD
@@ -304,6 +281,7 @@ def _cmd_schema(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
+    from . import scaleout_cli as scaleout
     from .dashboard import cli as live
     from .report import REPORTS
 
@@ -331,13 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="first measure the zero-loss envelope of any topology and packet size not yet calibrated "
                         "on this machine (see `sdnbench calibrate`)")
     c.add_argument("--resume", action="store_true", help="finish the run in --out: skip trials stored as ok")
-    c.add_argument("--shard", metavar="I/N",
-                   help="run only shard I of N (0-based): the plan's groups (controller x topology) are sorted "
-                        "by name and dealt round-robin, the same on every machine. auto/N reads I from "
-                        "SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX. Each shard needs its own --out; "
-                        "combine them with `sdnbench merge`")
-    c.add_argument("--shard-index-env", metavar="VAR",
-                   help="with --shard auto/N: read the index from this environment variable instead")
+    scaleout.add_run_options(c)
     live.add_run_options(c)
     c.set_defaults(func=_cmd_run)
 
@@ -394,27 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_test_options(c)
     c.set_defaults(func=_cmd_compare)
 
-    c = sub.add_parser(
-        "merge", help="combine the run directories of a campaign's shards into one",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Combine the stores of `sdnbench run FILE --shard I/N` runs into one run directory that "
-                    "`results`, `report` and `compare` read as if the campaign had run on one machine.\n\n"
-                    "Refused: shards of another experiment file or number of shards (the store records a hash "
-                    "of each), a shard or a trial given twice, and shards whose environments differ in what "
-                    "shapes a measurement: kernel, CPU model and count, Open vSwitch, sdnbench and Python "
-                    "versions, the data plane of each topology, the version of each controller. Host names "
-                    "and the OS string are only reported. A campaign with shards or trials missing is refused "
-                    "unless --allow-incomplete.",
-        epilog="example (4 shards):\n"
-               "  for i in 0 1 2 3; do sdnbench run exp.yaml --shard $i/4 --out runs/exp/shard-$i; done\n"
-               "  sdnbench merge runs/exp/shard-* --out runs/exp/merged && sdnbench results runs/exp/merged")
-    c.add_argument("rundir", nargs="+", metavar="RUN", help="run directories of the shards")
-    c.add_argument("--out", required=True, metavar="MERGED", help="new run directory for the merged store")
-    c.add_argument("--allow-incomplete", action="store_true",
-                   help="merge even when shards or trials are missing (each gap is listed as a warning)")
-    c.add_argument("--ignore-env", action="append", metavar="FIELD",
-                   help="do not require this environment field to match (repeatable), e.g. python")
-    c.set_defaults(func=_cmd_merge)
+    scaleout.add_commands(sub)
 
     c = sub.add_parser(
         "controller", help="start one controller as experiments do and keep it up until Ctrl-C",
