@@ -54,9 +54,15 @@ def _cmd_check(args) -> int:
 def _cmd_plan(args) -> int:
     from .config.loader import load_experiment
     from .runner.plan import estimate_seconds, expand
+    from .scaleout_cli import shard_of
 
     exp = load_experiment(args.file)
     trials = expand(exp)
+    shard = shard_of(args)
+    if shard is not None:
+        from .runner.shard import select
+
+        trials = select(trials, shard)
     if args.json:
         print(json.dumps([{"key": t.key, "controller": t.controller.label, "topology": t.topology,
                            "workload": t.workload["name"], "params": t.sweep_point, "repetition": t.repetition,
@@ -298,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("plan", help="print the expanded trial list and the estimated duration")
     c.add_argument("file")
     c.add_argument("--json", action="store_true", help="machine-readable trial list")
+    scaleout.add_plan_options(c)
     c.set_defaults(func=_cmd_plan)
 
     c = sub.add_parser("run", help="run every trial of an experiment (root)",

@@ -9,15 +9,23 @@ from pathlib import Path
 from .errors import SdnbenchError
 
 
-def add_run_options(c) -> None:
-    """The run command's options for running one shard of a campaign."""
+def _shard_options(c, what: str, after: str = "") -> None:
     c.add_argument("--shard", metavar="I/N",
-                   help="run only shard I of N (0-based): the plan's groups (controller x topology) are sorted "
-                        "by name and dealt round-robin, the same on every machine. auto/N reads I from "
-                        "SLURM_ARRAY_TASK_ID or else JOB_COMPLETION_INDEX. Each shard needs its own --out; "
-                        "combine them with `sdnbench merge`")
+                   help=f"{what} shard I of N (0-based): the plan's groups (controller x topology) are sorted by "
+                        f"name and dealt round-robin, the same on every machine. auto/N reads I from "
+                        f"SLURM_ARRAY_TASK_ID or else JOB_COMPLETION_INDEX{after}")
     c.add_argument("--shard-index-env", metavar="VAR",
                    help="with --shard auto/N: read the index from this environment variable only")
+
+
+def add_run_options(c) -> None:
+    """The run command's options for running one shard of a campaign."""
+    _shard_options(c, "run only", ". Each shard needs its own --out; combine them with `sdnbench merge`")
+
+
+def add_plan_options(c) -> None:
+    """The plan command's options for listing one shard's trials."""
+    _shard_options(c, "list only the trials of")
 
 
 def shard_of(args):

@@ -137,3 +137,12 @@ def test_only_shards_into_a_new_directory(tmp_path):
     with pytest.raises(MergeRefused, match="not empty"):
         merge([a], tmp_path / "full", allow_incomplete=True)
     assert main(["merge", str(plain), "--out", str(tmp_path / "m3")]) == 2
+
+
+def test_a_merged_store_merges_again(tmp_path):
+    part = merge([shard_store(tmp_path / "s0", 0)], tmp_path / "part", allow_incomplete=True)
+    assert part.missing_shards == [1]
+    whole = merge([tmp_path / "part", shard_store(tmp_path / "s1", 1)], tmp_path / "whole")
+    assert whole.complete and trial_keys(tmp_path / "whole") == sorted(keys(0) + keys(1))
+    with pytest.raises(MergeRefused, match="shard 0/2 is in both"):
+        merge([tmp_path / "part", tmp_path / "s0"], tmp_path / "again", allow_incomplete=True)

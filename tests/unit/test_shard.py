@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from sdnbench.cli import main
 from sdnbench.config.loader import parse_experiment
 from sdnbench.errors import SdnbenchError
 from sdnbench.results.shards import ShardRecord, claim_shard, refuse_unsharded_resume, shard_records
@@ -119,3 +121,14 @@ def test_an_unsharded_run_is_not_resumed_as_a_shard(tmp_path):
     conn.execute("INSERT INTO trial VALUES ('k')")
     with pytest.raises(SdnbenchError, match="unsharded run; resume it without --shard"):
         claim_shard(conn, _record(0), resume=True, rundir=tmp_path)
+
+
+def test_plan_lists_one_shards_trials(tmp_path, capsys):
+    exp = tmp_path / "grid.yaml"
+    exp.write_text(EXP)
+    listed = []
+    for i in range(4):
+        assert main(["plan", str(exp), "--shard", f"{i}/4", "--json"]) == 0
+        listed.append([t["key"] for t in json.loads(capsys.readouterr().out)])
+        assert listed[-1] == [t.key for t in select(plan(), Shard(i, 4))]
+    assert sorted(k for keys in listed for k in keys) == sorted(t.key for t in plan())
