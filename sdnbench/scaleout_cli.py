@@ -84,6 +84,7 @@ def _cmd_jobs(args) -> int:
         print(text, end="")
         return 0
     out.mkdir(parents=True, exist_ok=True)
+    Path(rundir).mkdir(parents=True, exist_ok=True)     # Slurm opens its --output there and creates no directory
     (out / name).write_text(text)
     submit = f"sbatch {out / name}" if args.slurm else f"kubectl apply -f {out / name}"
     print(f"wrote {out / name}: {args.shards} shards of {groups} groups, at most {spec.parallel} at once\n"

@@ -119,9 +119,10 @@ _BlockDumper.add_representer(str, lambda dumper, s: dumper.represent_scalar(
 
 def kubernetes_yaml(spec: JobSpec) -> str:
     """The Indexed Job as YAML, with how to start it and merge afterwards."""
-    head = (f"# {spec.job_name}: {spec.experiment} in {spec.shards} shards, one pod per shard and node\n"
-            f"# (written by `sdnbench jobs {spec.experiment} --shards {spec.shards} --kubernetes`).\n"
-            f"# The volume claim {spec.volume_claim} holds {spec.experiment} and {spec.rundir}/ (mounted at "
+    experiment = shlex.quote(spec.experiment)
+    head = (f"# {spec.job_name}: {experiment} in {spec.shards} shards, one pod per shard and node\n"
+            f"# (written by `sdnbench jobs {experiment} --shards {spec.shards} --kubernetes`).\n"
+            f"# The volume claim {spec.volume_claim} holds {experiment} and {spec.rundir}/ (mounted at "
             f"{spec.workdir}).\n"
             f"#   kubectl apply -f job.yaml\n"
             f"#   kubectl wait --for=condition=complete --timeout=-1s job/{spec.job_name}\n"

@@ -44,13 +44,10 @@ class ShardRecord:
             other.experiment_sha256, other.plan_sha256, other.count)
 
 
-def _ensure(conn) -> None:
-    conn.executescript(SCHEMA)
-
-
 def shard_records(conn) -> list[ShardRecord]:
-    """The store's shard rows by index (none: an unsharded run)."""
-    _ensure(conn)
+    """The store's shard rows by index (none: an unsharded run, whose store has no shard table)."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shard'").fetchone():
+        return []
     return [ShardRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), json.loads(r[6]), r[7], r[8], r[9])
             for r in conn.execute("SELECT idx, count, experiment_sha256, plan_sha256, planned_total, groups, "
                                   "trial_keys, host, index_source, recorded_at FROM shard ORDER BY idx")]
@@ -58,7 +55,7 @@ def shard_records(conn) -> list[ShardRecord]:
 
 def save_shard(conn, rec: ShardRecord) -> None:
     """Insert one shard row (a merge adds each of its inputs')."""
-    _ensure(conn)
+    conn.executescript(SCHEMA)
     with conn:
         conn.execute("INSERT INTO shard VALUES (?,?,?,?,?,?,?,?,?,?)",
                      (rec.index, rec.count, rec.experiment_sha256, rec.plan_sha256, rec.planned_total,
