@@ -29,6 +29,8 @@ typical use:
   sdnbench compare runs/A runs/B             what changed between two runs (exit 1: a regression)
   sdnbench run FILE --dashboard              watch it at http://127.0.0.1:8765/ (or: sdnbench dashboard RUN)
   sdnbench clean                         remove what a killed run left behind
+  sdnbench jobs FILE --shards 8 --slurm  run a campaign on 8 machines (or --kubernetes), then:
+  sdnbench merge runs/<name>/shard-* --out runs/<name>/merged
 """
 
 
@@ -52,9 +54,15 @@ def _cmd_check(args) -> int:
 def _cmd_plan(args) -> int:
     from .config.loader import load_experiment
     from .runner.plan import estimate_seconds, expand
+    from .scaleout_cli import shard_of
 
     exp = load_experiment(args.file)
     trials = expand(exp)
+    shard = shard_of(args)
+    if shard is not None:
+        from .runner.shard import select
+
+        trials = select(trials, shard)
     if args.json:
         print(json.dumps([{"key": t.key, "controller": t.controller.label, "topology": t.topology,
                            "workload": t.workload["name"], "params": t.sweep_point, "repetition": t.repetition,
@@ -76,8 +84,10 @@ def _cmd_run(args) -> int:
     from .dashboard.cli import watching
     from .runner.campaign import run_campaign
     from .runner.preflight import preflight
+    from .scaleout_cli import resume_options, shard_of
 
     exp = load_experiment(args.file)
+    shard = shard_of(args)
     problems = preflight(exp, for_run=True)
     if problems:
         for p in problems:
@@ -86,7 +96,8 @@ def _cmd_run(args) -> int:
     if args.resume and not args.out:
         print("--resume needs --out RUNDIR: the run directory to finish", file=sys.stderr)
         return 2
-    rundir = Path(args.out) if args.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + exp.name)
+    suffix = f"-shard-{shard.index}" if shard else ""
+    rundir = Path(args.out) if args.out else Path("runs") / (time.strftime("%Y%m%d-%H%M%S-") + exp.name + suffix)
     if rundir.exists() and any(rundir.iterdir()) and not args.resume:
         print(f"{rundir} already holds a run; use --resume to finish it or another --out", file=sys.stderr)
         return 2
@@ -97,10 +108,10 @@ def _cmd_run(args) -> int:
         calibrate_missing(exp, rundir / "calibration")
     try:
         with watching(args, rundir) as observer:
-            store = run_campaign(exp, rundir, resume=args.resume, observer=observer)
+            store = run_campaign(exp, rundir, resume=args.resume, observer=observer, shard=shard)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file} "
-              f"--out {rundir} --resume", file=sys.stderr)
+        print(f"\ninterrupted; measured trials are kept. Finish with: sdnbench run {args.file}"
+              f"{resume_options(args)} --out {rundir} --resume", file=sys.stderr)
         return 130
     comparison = compare(store)
     print(render_report(store, comparison))
@@ -276,6 +287,7 @@ def _cmd_schema(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
+    from . import scaleout_cli as scaleout
     from .dashboard import cli as live
     from .report import REPORTS
 
@@ -292,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("plan", help="print the expanded trial list and the estimated duration")
     c.add_argument("file")
     c.add_argument("--json", action="store_true", help="machine-readable trial list")
+    scaleout.add_plan_options(c)
     c.set_defaults(func=_cmd_plan)
 
     c = sub.add_parser("run", help="run every trial of an experiment (root)",
@@ -303,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="first measure the zero-loss envelope of any topology and packet size not yet calibrated "
                         "on this machine (see `sdnbench calibrate`)")
     c.add_argument("--resume", action="store_true", help="finish the run in --out: skip trials stored as ok")
+    scaleout.add_run_options(c)
     live.add_run_options(c)
     c.set_defaults(func=_cmd_run)
 
@@ -358,6 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
     _add_test_options(c)
     c.set_defaults(func=_cmd_compare)
+
+    scaleout.add_commands(sub)
 
     c = sub.add_parser(
         "controller", help="start one controller as experiments do and keep it up until Ctrl-C",

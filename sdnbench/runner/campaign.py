@@ -23,11 +23,13 @@ from ..emulation.network import EmulatedNetwork
 from ..errors import SdnbenchError
 from ..manifest import Manifest
 from ..procs import ProcessTracker
+from ..results.shards import refuse_unsharded_resume
 from ..results.store import ResultStore
 from . import registry
 from .environment import fingerprint
 from .observer import CampaignObserver, Observers
 from .plan import Trial, estimate_seconds, expand
+from .shard import Shard, claim
 from .trial import Testbed, record, run_trial
 
 
@@ -101,15 +103,20 @@ class Terminated(BaseException):
 def run_campaign(exp: Experiment, rundir: Path, resume: bool = False,
                  progress_out: Callable[[str], None] | None = None,
                  after_group: Callable[[list[Trial]], None] | None = None,
-                 observer: CampaignObserver | None = None) -> ResultStore:
+                 observer: CampaignObserver | None = None, shard: Shard | None = None) -> ResultStore:
     """Run (or resume) every trial of exp into rundir; returns the open store.
 
     after_group is called with each group's trials once its network and controller are gone
-    (the soak checks for leaks there); observer hears of each trial's start and end (the dashboard)."""
+    (the soak checks for leaks there); observer hears of each trial's start and end (the dashboard);
+    shard limits the run to the groups dealt to it (and is recorded in the store)."""
     rundir.mkdir(parents=True, exist_ok=True)
     store = ResultStore.in_rundir(rundir)
     store.save_campaign(exp.name, str(exp.path), exp.path.read_text(), __version__)
     trials = expand(exp)
+    if shard is not None:
+        trials = claim(store, exp, trials, shard, resume, rundir, progress_out)
+    elif resume:
+        refuse_unsharded_resume(store.conn, rundir)
     done = store.done_keys() if resume else set()
     todo = [t for t in trials if t.key not in done]
     observer = Observers(observer)
