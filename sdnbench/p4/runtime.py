@@ -152,7 +152,7 @@ class P4RuntimeClient:
             if err.code() == grpc.StatusCode.FAILED_PRECONDITION:   # bmv2: no pipeline set yet
                 return None
             raise self._rpc_error("get pipeline", err) from None
-        if not reply.config.HasField("p4info") or not reply.config.p4info.tables:
+        if reply.config.p4info.ByteSize() == 0:   # bmv2 answers an empty config before the first push
             return None
         if self.index is None:
             self.index = P4InfoIndex(reply.config.p4info)
