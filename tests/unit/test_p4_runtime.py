@@ -91,7 +91,9 @@ def test_table_entry_bytes(server, client):
 def test_default_action_and_delete(server, client):
     client.write_entry("MyIngress.dmac", {}, "MyIngress.drop", {})
     client.delete_entry("MyIngress.dmac", {"hdr.ethernet.dstAddr": 2})
-    default, delete = server.updates
+    client.write_entry("dmac", {"dstAddr": 2}, "forward", {"port": 4}, modify=True)
+    default, delete, modify = server.updates
+    assert modify.type == p4runtime_pb2.Update.MODIFY and not modify.entity.table_entry.is_default_action
     assert default.type == p4runtime_pb2.Update.MODIFY and default.entity.table_entry.is_default_action
     assert delete.type == p4runtime_pb2.Update.DELETE
     assert delete.entity.table_entry.match[0].exact.value == b"\x02"
