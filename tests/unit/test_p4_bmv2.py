@@ -20,7 +20,8 @@ from sdnbench.p4.programs import CPU_PORT, FLOOD_GROUP, program
 from sdnbench.p4.runtime import P4RuntimeClient
 
 BINARY = shutil.which("simple_switch_grpc")
-pytestmark = pytest.mark.skipif(BINARY is None, reason="simple_switch_grpc (bmv2) is not on PATH")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(BINARY is None, reason="simple_switch_grpc (bmv2) is not on PATH")]
 
 A, B, BROADCAST = "00:00:00:00:00:0a", "00:00:00:00:00:0b", "ff:ff:ff:ff:ff:ff"
 FILE_DELAY_S = 4   # the switch starts reading its input pcaps this long after it starts
