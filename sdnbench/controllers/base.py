@@ -72,6 +72,8 @@ class ControllerAdapter(ABC):
     openflow_note: str = ""
     #: True when no controller process is involved (the "no SDN" baseline).
     standalone: bool = False
+    #: Typical seconds from start() to ready on a machine of this kind, for run-time estimates.
+    typical_start_s: float = 0.0
 
     def __init__(self, spec: ControllerSpec, tracker=None):
         self.spec = spec

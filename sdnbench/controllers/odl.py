@@ -81,6 +81,7 @@ class OdlAdapter(ProcessAdapter):
     openflow_versions = ("1.3",)
     openflow_note = ("sdnbench runs OpenDaylight with OpenFlow 1.3: its flows are written and checked "
                      "in OpenFlow 1.3's model, and openflowplugin's 1.0 support is not tested here")
+    typical_start_s = 75.0      # 45-100 s to ready here (docs/controllers.md)
 
     def __init__(self, spec, tracker=None):
         super().__init__(spec, tracker)

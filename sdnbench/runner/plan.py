@@ -212,7 +212,10 @@ def expand(exp: Experiment) -> list[Trial]:
 
 
 def estimate_seconds(trials: list[Trial], restart: str = "per_group", cooldown_s: float = 0.0) -> float:
-    """Estimated wall time of running the trials."""
-    groups = {(t.group, t.repetition if restart == "per_repetition" else 0) for t in trials}
-    return len(groups) * GROUP_SETUP_S + sum(t.expected_seconds() + TRIAL_OVERHEAD_S + cooldown_s
-                                             for t in trials)
+    """Estimated wall time of running the trials: each group's set-up (its controller's typical
+    start-up included), then every trial."""
+    from ..controllers import ADAPTERS
+
+    groups = {(t.group, t.repetition if restart == "per_repetition" else 0): t.controller.kind for t in trials}
+    setup = sum(GROUP_SETUP_S + getattr(ADAPTERS.get(kind), "typical_start_s", 0.0) for kind in groups.values())
+    return setup + sum(t.expected_seconds() + TRIAL_OVERHEAD_S + cooldown_s for t in trials)

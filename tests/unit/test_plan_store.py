@@ -59,6 +59,13 @@ def test_estimate_counts_traffic_and_overheads():
     assert estimate_seconds(trials) >= 24 * 5
 
 
+def test_estimate_includes_a_slow_controllers_start_up():
+    """OpenDaylight's 45-100 s boot counts once per group it starts in, not the 4 s of a Python one."""
+    fast = estimate_seconds(expand(exp()))
+    slow = estimate_seconds(expand(exp(EXP.replace("{kind: testcontroller}", "{kind: odl, openflow: '1.3'}"))))
+    assert slow - fast >= 2 * 60          # two OpenDaylight groups (single-4, linear-3)
+
+
 def test_unknown_host_is_a_config_error():
     with pytest.raises(ConfigError, match="no host 'h9'"):
         expand(exp(EXP.replace("dst: last", "dst: h9")))
