@@ -81,7 +81,11 @@ class FlowModListener:
 
     def _read(self) -> None:
         for line in self._proc.stdout:
-            for rec in read_records(line, TOOL):
+            try:
+                records = read_records(line, TOOL)
+            except ToolError as exc:
+                records = [{"type": "error", "data": {"message": str(exc)}}]
+            for rec in records:
                 kind, data = rec.get("type"), rec.get("data", {})
                 with self._changed:
                     self.lines.append(line)

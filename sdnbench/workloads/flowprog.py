@@ -163,6 +163,11 @@ def percentile_ms(values_ns, q: float) -> float | None:
     return float(np.percentile(np.asarray(values_ns, dtype=float), q)) / 1e6 if len(values_ns) else None
 
 
+def per_s(count: int, first_ns: int, last_ns: int | None) -> float | None:
+    """count events between first_ns and last_ns, per second (None without events or time)."""
+    return count / ((last_ns - first_ns) / 1e9) if count and last_ns and last_ns > first_ns else None
+
+
 def flow_metrics(writes: list[Write], pairing: Pairing, switches_connected: int | None) -> dict[str, float | None]:
     """The METRICS of one run. Rates and latencies are None (not zero) when nothing was seen."""
     acked = acknowledged(writes)
@@ -172,13 +177,12 @@ def flow_metrics(writes: list[Write], pairing: Pairing, switches_connected: int 
     first = min((w.sent_ns for w in writes), default=0)
     last_seen = max(pairing.seen_at_ns.values(), default=None)
     last_ack = max((w.done_ns for w in writes if w.error is None), default=None)
-    rate = lambda n, last: n / ((last - first) / 1e9) if n and last and last > first else None  # noqa: E731
     return {
-        "flow_programming_per_s": rate(len(lat), last_seen),
+        "flow_programming_per_s": per_s(len(lat), first, last_seen),
         "flow_programming_p50_ms": percentile_ms(lat, 50), "flow_programming_p90_ms": percentile_ms(lat, 90),
         "flow_programming_p99_ms": percentile_ms(lat, 99),
         "flow_programming_max_ms": max(lat) / 1e6 if lat else None,
-        "rest_ack_per_s": rate(len(acked), last_ack),
+        "rest_ack_per_s": per_s(len(acked), first, last_ack),
         "rest_ack_p50_ms": percentile_ms(ack_lat, 50), "rest_ack_p99_ms": percentile_ms(ack_lat, 99),
         "flows_written": float(written), "flows_acknowledged": float(len(acked)),
         "flows_seen": float(len(lat)), "flows_unseen": float(len(acked - set(pairing.seen_at_ns))),

@@ -330,7 +330,9 @@ impl Switch {
             let msg = &buf[at..at + len];
             at += len;
             if let (Some(sink), msg_type::FLOW_MOD) = (&shared.flow_mods, msg[1]) {
-                self.report_flow_mod(msg, sink);
+                if let Err(e) = crate::listen::report(msg, self.idx, self.sw.dpid, sink) {
+                    self.decode_failure(e);
+                }
                 continue;
             }
             if let Some(seq) = released_buffer(msg).filter(|&id| fast && id <= packet::MAX_SEQ) {
@@ -360,20 +362,6 @@ impl Switch {
             }
         }
         Ok(at)
-    }
-
-    /// Listen mode: one FLOW_MOD, timed as it is read, to the coordinator.
-    fn report_flow_mod(&mut self, msg: &[u8], sink: &crate::listen::Sink) {
-        let t_ns = crate::listen::monotonic_ns();
-        match Message::decode(msg) {
-            Ok(Message { body: openflow::Body::FlowMod(fm), .. }) => {
-                let _ = sink.send(crate::listen::FlowModSeen::new(self.idx, self.sw.dpid, t_ns, &fm));
-            }
-            Ok(_) => {}
-            Err(e) => {
-                self.decode_failure(e);
-            }
-        }
     }
 
     fn decode_failure(&mut self, e: openflow::DecodeError) -> String {

@@ -71,6 +71,16 @@ impl FlowModSeen {
     }
 }
 
+/// Listen mode: one FLOW_MOD (`msg`, whole) of switch `switch`, timed as it
+/// is read, to the coordinator.
+pub fn report(msg: &[u8], switch: u32, dpid: u64, sink: &Sink) -> Result<(), openflow::DecodeError> {
+    let t_ns = monotonic_ns();
+    if let openflow::Body::FlowMod(fm) = openflow::Message::decode(msg)?.body {
+        let _ = sink.send(FlowModSeen::new(switch, dpid, t_ns, &fm));
+    }
+    Ok(())
+}
+
 /// FLOW_MODs seen, by command.
 #[derive(Default, Debug, PartialEq, Eq)]
 pub struct Tally {
@@ -211,6 +221,18 @@ mod tests {
         m.wildcards &= !OFPFW10_DL_DST;
         m.dl_dst = [2, 0, 0, 0, 0, 9];
         assert_eq!(eth_dst(&fm10(m)), Some([2, 0, 0, 0, 0, 9]));
+    }
+
+    #[test]
+    fn report_sends_decoded_flow_mods_and_returns_decode_errors() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let raw = Message::new(openflow::OFP13, 1, openflow::Body::FlowMod(flow_mod13(5, 0, vec![]))).encode();
+        report(&raw, 2, 3, &tx).unwrap();
+        let seen = rx.try_recv().unwrap();
+        assert_eq!((seen.switch, seen.dpid, seen.cookie), (2, 3, 5));
+        assert!(seen.t_ns > 0);
+        assert!(report(&raw[..raw.len() - 1], 2, 3, &tx).is_err(), "a truncated FLOW_MOD is a decode error");
+        assert!(rx.try_recv().is_err());
     }
 
     #[test]

@@ -64,12 +64,12 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
         (Some(t), true) => Some(crate::paths::Paths::new(t, cfg.macs)?),
         _ => None,
     };
-    let (flow_mods, flow_mods_rx) = match cfg.listen_flow_mods {
-        true => {
-            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-            (Some(tx), Some(rx))
-        }
-        false => (None, None),
+    // Listen mode: the switches hand every FLOW_MOD to the coordinator, which prints it.
+    let (flow_mods, flow_mods_rx) = if cfg.listen_flow_mods {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        (Some(tx), Some(rx))
+    } else {
+        (None, None)
     };
     let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, paths, relays, flow_mods });
     let cfg = &shared.cfg;

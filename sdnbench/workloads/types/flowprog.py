@@ -148,7 +148,10 @@ class FlowProgrammingWorkload(WorkloadType):
         result = FlowResult("flows", "sdnbench-ofload", metrics,
                             raw={"ofload.jsonl": listener.raw(), "ofload.stderr": listener.stderr_tail()},
                             clock=CLOCK, errors=problems(metrics, writes, wl["wait_s"]))
-        if summary and not summary.get("valid", True):
+        if not summary:
+            why = "; ".join(listener.errors) or listener.stderr_tail() or "no output"
+            result.errors.append(f"sdnbench-ofload ended without a summary: {why}")
+        elif not summary.get("valid", True):
             result.errors.append("not valid: " + "; ".join(summary.get("invalid_reasons") or []))
         env = {"engine": "sdnbench-ofload", "engine_argv": listener.argv, "flow_api": programmer.api,
                "flow_cookie_nonce": nonce, "connect_s": connected.get("connect_s"),
