@@ -192,6 +192,16 @@ def flow_metrics(writes: list[Write], pairing: Pairing, switches_connected: int 
     }
 
 
+def seen_series(writes: list[Write], pairing: Pairing, bin_s: float = 1.0) -> list[dict[str, float]]:
+    """Flows seen at the switches per second, in bins of bin_s from the first write (t_s: a bin's end)."""
+    if not writes or not pairing.seen_at_ns:
+        return []
+    first = min(w.sent_ns for w in writes)
+    counts = np.bincount([int((t - first) / 1e9 // bin_s) for t in pairing.seen_at_ns.values()])
+    return [{"t_s": round((i + 1) * bin_s, 3), "flow_programming_per_s": float(n) / bin_s}
+            for i, n in enumerate(counts)]
+
+
 def problems(metrics: dict, writes: list[Write], wait_s: float) -> list[str]:
     """What went wrong in words: refused writes (with the first reason) and flows that never arrived."""
     out = []

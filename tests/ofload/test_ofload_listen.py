@@ -159,6 +159,7 @@ def test_every_written_flow_is_paired_with_its_flow_mod(tmp_path):
     assert (m["flows_written"], m["flows_acknowledged"], m["flows_seen"], m["flows_unseen"]) == (60, 60, 60, 0)
     assert m["flow_programming_per_s"] > 0 and 0 < m["flow_programming_p50_ms"] <= m["flow_programming_p99_ms"]
     assert m["switches_connected"] == 3 and m["flow_mods_unpaired"] == 0
+    assert sum(pt["flow_programming_per_s"] for pt in result.series) == 60, "per-second bins of every flow seen"
     assert env["flow_api"] == "opendaylight-restconf" and env["inventory_s"] is not None
     assert "--listen-flow-mods" in env["engine_argv"] and '"flow_mod"' in result.raw["ofload.jsonl"]
 

@@ -11,7 +11,7 @@ from sdnbench.runner.plan import Trial
 from sdnbench.workloads.base import TrialContext
 from sdnbench.workloads.flowmods import FlowModSeen, listen_argv
 from sdnbench.workloads.flowprog import (METRICS, Write, bench_rules, cookie, eth_dst, flow_metrics, pair, problems,
-                                         requests)
+                                         requests, seen_series)
 from sdnbench.workloads.types import WORKLOAD_TYPES
 from sdnbench.workloads.types.flowprog import WORKLOAD as FLOWPROG
 
@@ -65,6 +65,16 @@ def test_flow_mods_pair_by_cookie_then_by_destination():
     said = problems(m, writes, wait_s=5)
     assert said[0].startswith("1 of 4 flow writes failed; first: HTTP 500")
     assert said[1] == "1 of 3 acknowledged flows never reached their switch within 5 s of the last write"
+
+
+def test_flows_seen_per_second_from_the_first_write():
+    rules = bench_rules([1], 4, nonce=3)
+    writes = [Write(1, [r], 1000 * MS, 1001 * MS) for r in rules]
+    p = pair(writes, [seen(r, t * MS) for r, t in zip(rules, (1100, 1900, 2200, 3500))])
+    assert seen_series(writes, p) == [{"t_s": 1.0, "flow_programming_per_s": 2.0},
+                                      {"t_s": 2.0, "flow_programming_per_s": 1.0},
+                                      {"t_s": 3.0, "flow_programming_per_s": 1.0}]
+    assert seen_series(writes, pair(writes, [])) == []
 
 
 def test_nothing_seen_is_no_rate_and_no_latency_not_zero():

@@ -20,7 +20,7 @@ from ...errors import ControllerError
 from ..base import FlowResult, TrialContext, WorkloadType, workload_record
 from ..flowmods import FlowModListener
 from ..flowprog import (METRICS, acknowledged, bench_rules, flow_metrics, new_nonce, pair, problems, requests,
-                        write_all)
+                        seen_series, write_all)
 from ..sbi import OFLOAD_DEFAULT_PORTS, OFLOAD_FIRST_DPID
 from .sbi import ofload_preflight
 
@@ -145,7 +145,7 @@ class FlowProgrammingWorkload(WorkloadType):
         cleanup_error = remove_all(programmer, dpids)
         pairing = pair(writes, listener.seen())
         metrics = flow_metrics(writes, pairing, connected.get("switches_connected"))
-        result = FlowResult("flows", "sdnbench-ofload", metrics,
+        result = FlowResult("flows", "sdnbench-ofload", metrics, seen_series(writes, pairing),
                             raw={"ofload.jsonl": listener.raw(), "ofload.stderr": listener.stderr_tail()},
                             clock=CLOCK, errors=problems(metrics, writes, wl["wait_s"]))
         if not summary:
