@@ -155,3 +155,8 @@ class ControllerAdapter(ABC):
     def southbound_profile(self) -> SouthboundProfile:
         """How sdnbench-ofload's PACKET_INs must look for this controller; cbench's by default."""
         return SouthboundProfile()
+
+    def flow_programmer(self):
+        """The REST flow programmer (sdnbench.forwarding) that writes flows through this controller's
+        northbound API; None for controllers sdnbench cannot program that way (reactive applications)."""
+        return None

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from ..errors import ControllerError
-from ..forwarding.odl import NODES, OdlFlowProgrammer
+from ..forwarding.odl import OdlFlowProgrammer
 from ..forwarding.programmer import program_topology
 from ..paths import controllers_dir
 from ..restclient import RestClient
@@ -255,11 +255,7 @@ class OdlAdapter(ProcessAdapter):
 
     def inventory(self) -> set[int]:
         """Datapath IDs of the switches in OpenDaylight's operational inventory."""
-        reply = self.client().get(NODES + "?content=nonconfig")
-        if not reply.ok:
-            return set()   # 409 data-missing until the first switch is there
-        nodes = (reply.json() or {}).get("opendaylight-inventory:nodes", {}).get("node", [])
-        return {int(n["id"].split(":", 1)[1]) for n in nodes if n.get("id", "").startswith("openflow:")}
+        return self.flow_programmer().switches()
 
     def wait_inventory(self, dpids: set[int], timeout_s: float = 60.0) -> float:
         """Wait until every dpid is in the inventory; seconds it took."""
@@ -289,8 +285,12 @@ class OdlAdapter(ProcessAdapter):
             return {**facts, "forwarding": "none"}
         if mode != "proactive":
             raise ControllerError(f"{self.spec.label}: options.forwarding must be proactive or none, not {mode!r}")
-        report = program_topology(OdlFlowProgrammer(self.client()), net.graph, port_plan(net.graph))
+        report = program_topology(self.flow_programmer(), net.graph, port_plan(net.graph))
         return {**facts, **report.environment()}
+
+    def flow_programmer(self) -> OdlFlowProgrammer:
+        """Flows written over RESTCONF."""
+        return OdlFlowProgrammer(self.client())
 
     def southbound_profile(self) -> SouthboundProfile:
         """Nothing to measure: no application answers PACKET_INs."""

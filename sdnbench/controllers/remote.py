@@ -58,18 +58,26 @@ class RemoteAdapter(ControllerAdapter):
     def network_ready(self, net) -> dict:
         """Proactive forwarding through the controller's REST API, when the options ask for it."""
         from ..emulation.network import port_plan
-        from ..forwarding import flow_programmer
         from ..forwarding.programmer import program_topology
-        from ..restclient import RestClient
 
         mode = self.spec.options.get("forwarding")
         if mode is None:
             return {}
         if mode != "proactive" or not self.spec.rest_url:
             raise ControllerError(f"{self.spec.label}: options.forwarding can only be proactive, and needs rest_url")
-        client = RestClient(self.spec.rest_url, self.spec.options.get("rest_auth"))
-        programmer = flow_programmer(str(self.spec.options.get("flow_api", "")), client)
+        programmer = self._programmer(str(self.spec.options.get("flow_api", "")))
         return program_topology(programmer, net.graph, port_plan(net.graph)).environment()
+
+    def flow_programmer(self):
+        """The programmer of options.flow_api (onos, opendaylight) at rest_url; None without either."""
+        api = self.spec.options.get("flow_api")
+        return self._programmer(str(api)) if api and self.spec.rest_url else None
+
+    def _programmer(self, api: str):
+        from ..forwarding import flow_programmer
+        from ..restclient import RestClient
+
+        return flow_programmer(api, RestClient(self.spec.rest_url, self.spec.options.get("rest_auth")))
 
     @classmethod
     def northbound_problem(cls, spec) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import urllib.parse
 
 from .programmer import FlowProgrammer
-from .rules import ETH_TYPE_ARP, FORWARDING_COOKIE, Rule
+from .rules import ETH_TYPE_ARP, Rule
 
 NODES = "/rests/data/opendaylight-inventory:nodes"
 PREFIX = "sdnbench-"
@@ -48,7 +48,7 @@ def odl_flow(rule: Rule, table: int = 0) -> dict:
     else:
         match = {"ethernet-match": {"ethernet-destination": {"address": rule.eth_dst}}}
     return {"id": rule.name, "flow-name": rule.name, "table_id": table, "priority": rule.priority,
-            "cookie": FORWARDING_COOKIE, "idle-timeout": 0, "hard-timeout": 0, "match": match,
+            "cookie": rule.cookie, "idle-timeout": 0, "hard-timeout": 0, "match": match,
             "instructions": output_instructions(rule.out_port)}
 
 
@@ -63,6 +63,12 @@ def flow_ids(table_json) -> set[str]:
     return {f.get("id", "") for t in tables for f in t.get("flow", [])}
 
 
+def inventory_dpids(nodes_json) -> set[int]:
+    """Datapath ids of the openflow:<dpid> nodes in a RESTCONF inventory answer."""
+    nodes = (nodes_json or {}).get("opendaylight-inventory:nodes", {}).get("node", [])
+    return {int(n["id"].split(":", 1)[1]) for n in nodes if n.get("id", "").startswith("openflow:")}
+
+
 class OdlFlowProgrammer(FlowProgrammer):
     """sdnbench rules through OpenDaylight's RESTCONF (openflowplugin flow model), table 0."""
 
@@ -71,6 +77,16 @@ class OdlFlowProgrammer(FlowProgrammer):
     def write(self, dpid: int, rules: list[Rule]) -> None:
         """Merge rules into switch dpid's table 0 of the config datastore."""
         self.send(f"writing flows of openflow:{dpid}", "PATCH", table_path(dpid), table_body(rules))
+
+    def write_flow(self, dpid: int, rule: Rule) -> None:
+        """PUT one flow at its own path in the config datastore."""
+        self.send(f"writing flow {rule.name} of openflow:{dpid}", "PUT", flow_path(dpid, rule.name),
+                  {"flow-node-inventory:flow": [odl_flow(rule)]})
+
+    def switches(self) -> set[int]:
+        """Datapath ids in the operational inventory (409 data-missing until the first switch is there)."""
+        reply = self.client.get(NODES + "?content=nonconfig")
+        return inventory_dpids(reply.json()) if reply.ok else set()
 
     def installed(self, dpid: int) -> set[str]:
         """Ids of sdnbench flows in switch dpid's operational table 0."""

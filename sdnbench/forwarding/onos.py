@@ -62,6 +62,14 @@ class OnosFlowProgrammer(FlowProgrammer):
         self.send(f"writing flows of {device_id(dpid)}", "POST", f"/onos/v1/flows?appId={APP_ID}",
                   {"flows": [onos_flow(r) for r in rules]})
 
+    def switches(self) -> set[int]:
+        """Datapath ids of the OpenFlow devices ONOS reports available."""
+        reply = self.client.get("/onos/v1/devices")
+        if not reply.ok:
+            return set()
+        return {int(d["id"][3:], 16) for d in (reply.json() or {}).get("devices", [])
+                if str(d.get("id", "")).startswith("of:") and d.get("available")}
+
     def installed(self, dpid: int) -> set[str]:
         """Names of the rules written to dpid whose flow ONOS reports ADDED."""
         try:

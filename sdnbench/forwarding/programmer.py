@@ -42,6 +42,14 @@ class FlowProgrammer(ABC):
     def write(self, dpid: int, rules: list[Rule]) -> None:
         """Install rules on switch dpid (replacing earlier sdnbench rules); ControllerError when refused."""
 
+    def write_flow(self, dpid: int, rule: Rule) -> None:
+        """Install one rule on switch dpid in a request of its own (a batch of one unless the API has better)."""
+        self.write(dpid, [rule])
+
+    def switches(self) -> set[int] | None:
+        """Datapath ids of the switches the controller reports connected; None when the API cannot tell."""
+        return None
+
     @abstractmethod
     def installed(self, dpid: int) -> set[str]:
         """Names of sdnbench rules the controller reports as installed on switch dpid."""

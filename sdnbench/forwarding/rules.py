@@ -39,6 +39,7 @@ class Rule:
     out_port: int
     eth_dst: str | None = None
     arp_tpa: str | None = None  # an IPv4 address; the rule also matches eth_type ARP
+    cookie: int = FORWARDING_COOKIE  # where the API passes it on, the cookie of the FLOW_MOD
 
 
 def link_graph(graph: TopologyGraph, plan: dict[tuple[str, str], tuple[int, int]]) -> nx.Graph:

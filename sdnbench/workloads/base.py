@@ -107,7 +107,10 @@ class WorkloadType(ABC):
     headline_formats: tuple[tuple[str, str], ...] = ()
 
     def headline(self, results: list[FlowResult]) -> str:
-        """A few words about a trial's first result for the progress line (headline_formats)."""
+        """A few words about a trial's first result for the progress line (headline_formats), or why it has
+        no figures (a result without metrics but with errors, such as a controller it does not apply to)."""
+        if results and not results[0].metrics and results[0].errors:
+            return results[0].errors[0]
         m = results[0].metrics if results else {}
         return ", ".join(fmt.format(m[key]) for key, fmt in self.headline_formats if m.get(key) is not None)
 

@@ -1,7 +1,8 @@
 """Reading the native tools' output: JSON Lines in sdnbench's envelope.
 
 Every line is `{"type": "interval" | "summary" | "error", "schema": 1, "data": {...}}`
-(schemas/*.schema.json). One reader for all tools, so a malformed line is
+(schemas/*.schema.json); a tool's own event types (sdnbench-ofload's `connected`
+and `flow_mod`) are kept in `records`. One reader for all tools, so a malformed line is
 reported the same way whichever tool printed it.
 """
 

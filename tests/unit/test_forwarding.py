@@ -264,6 +264,10 @@ class FakeOnos:
                 self.reply(200, {"flows": []})
 
             def do_GET(self):
+                if self.path == "/onos/v1/devices":
+                    return self.reply(200, {"devices": [{"id": "of:000000000000000a", "available": True},
+                                                        {"id": "of:0000000000000002", "available": False},
+                                                        {"id": "netconf:10.0.0.1:830", "available": True}]})
                 self.reply(200, {"flows": fake.flows})
 
             def do_DELETE(self):
@@ -295,6 +299,26 @@ def test_onos_programmer_writes_per_device_and_recognises_its_flows(onos):
     assert arp["selector"]["criteria"] == [{"type": "ETH_TYPE", "ethType": "0x806"},
                                            {"type": "ARP_TPA", "ip": "10.0.0.2"}]
     assert arp["treatment"] == {"instructions": [{"type": "OUTPUT", "port": "3"}]}
+
+
+def test_onos_lists_its_available_openflow_devices_and_takes_one_flow_per_request(onos):
+    from sdnbench.forwarding.onos import OnosFlowProgrammer
+
+    programmer = OnosFlowProgrammer(RestClient(onos.url, "onos:rocks"))
+    assert programmer.switches() == {10}
+    programmer.write_flow(10, Rule(10, "sdnbench-fp-0", 200, 1, eth_dst="02:fb:00:00:00:00"))
+    assert [f["deviceId"] for f in onos.flows] == ["of:000000000000000a"]
+    assert programmer.installed(10) == {"sdnbench-fp-0"}
+
+
+def test_odl_lists_its_inventory_and_puts_one_flow_at_its_own_path():
+    from sdnbench.forwarding.odl import inventory_dpids
+
+    nodes = {"opendaylight-inventory:nodes": {"node": [{"id": "openflow:1"}, {"id": "openflow:18"}, {"id": "x"}]}}
+    assert inventory_dpids(nodes) == {1, 18} and inventory_dpids(None) == set()
+    rule = Rule(3, "sdnbench-fp-7", 200, 1, eth_dst="02:fb:00:00:00:07", cookie=0x5DB1_0001_0000_0007)
+    assert odl_flow(rule)["cookie"] == 0x5DB1_0001_0000_0007
+    assert flow_path(3, rule.name).endswith("/node=openflow%3A3/flow-node-inventory:table=0/flow=sdnbench-fp-7")
 
 
 def test_a_remote_controller_is_programmed_when_its_options_ask(onos):

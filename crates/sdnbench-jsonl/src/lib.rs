@@ -1,7 +1,8 @@
 //! The JSON Lines envelope of sdnbench's native tools:
 //! `{"type": "interval" | "summary" | "error", "schema": 1, "data": {...}}`,
 //! one event per line, flushed at once so a supervisor can follow a live run.
-//! Each tool documents its `data` in `schemas/<tool>.schema.json`.
+//! Each tool documents its `data` in `schemas/<tool>.schema.json`, with any
+//! event type of its own (sdnbench-ofload's `connected` and `flow_mod`).
 
 use std::io::Write;
 

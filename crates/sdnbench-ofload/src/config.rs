@@ -133,6 +133,19 @@ pub struct Config {
     /// PEM private key of --tls-cert.
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Listen mode: the switches complete the handshake and answer the
+    /// controller's requests but raise no PACKET_IN; every FLOW_MOD they
+    /// receive is printed as a `flow_mod` record (CLOCK_MONOTONIC time, cookie,
+    /// match), for measuring a proactive controller's flow programming.
+    #[arg(long, conflicts_with_all = ["throughput", "topology", "min_rate", "max_p99_us"])]
+    pub listen_flow_mods: bool,
+    /// Listen mode: how long to listen after the handshakes (e.g. 60s, 10m).
+    #[arg(long, default_value = "60s", value_parser = parse_duration, requires = "listen_flow_mods")]
+    pub listen_for: Duration,
+    /// Listen mode: also stop when standard input closes (a supervising
+    /// process closes it once it has seen what it waited for).
+    #[arg(long, requires = "listen_flow_mods")]
+    pub until_eof: bool,
     /// Exit 1 when the mean response rate (responses/s) is below this.
     #[arg(long)]
     pub min_rate: Option<f64>,
@@ -151,7 +164,10 @@ const EXAMPLES: &str = "Examples:
   # Faucet (ports natively in VLAN 100): PACKET_INs as its pipeline raises them,
   # enough hosts that none is presented twice (Faucet answers a host once):
   sdnbench-ofload -V 1.3 -s 4 -M 1000000 --packet-in-reason action \\
-    --packet-in-table 1 --packet-in-cookie 1524372928 --vlan 100";
+    --packet-in-table 1 --packet-in-cookie 1524372928 --vlan 100
+  # a proactive controller: 16 switches that only connect and report every FLOW_MOD
+  # until stdin closes (at most 10 minutes):
+  sdnbench-ofload -V 1.3 -s 16 --listen-flow-mods --listen-for 10m --until-eof";
 
 /// Accepts 1.0 / 1.3 (also 10, 13, OpenFlow10, OpenFlow13).
 pub fn parse_version(s: &str) -> Result<u8, String> {
@@ -252,6 +268,16 @@ mod tests {
         assert_eq!(c.version, openflow::OFP10);
         c.validate().unwrap();
         assert_eq!(c.packet_in_profile(), crate::packet::Profile::default(), "cbench's PACKET_INs unless asked");
+    }
+
+    #[test]
+    fn listen_mode_flags() {
+        let c = Config::try_parse_from(["x", "-V", "1.3", "--listen-flow-mods", "--listen-for", "90s", "--until-eof"]).unwrap();
+        c.validate().unwrap();
+        assert!(c.listen_flow_mods && c.until_eof);
+        assert_eq!(c.listen_for, Duration::from_secs(90));
+        assert!(Config::try_parse_from(["x", "--until-eof"]).is_err(), "listen flags need listen mode");
+        assert!(Config::try_parse_from(["x", "--listen-flow-mods", "-t"]).is_err(), "no PACKET_INs to keep a window of");
     }
 
     #[test]

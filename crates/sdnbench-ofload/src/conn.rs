@@ -183,11 +183,13 @@ impl Switch {
         let timeout_ns = cfg.timeout.as_nanos() as u64;
         let mut phase = *phase_rx.borrow();
         let mut phase_change = Box::pin(next_phase(phase_rx));
+        // Listen mode raises nothing: the controller speaks first.
+        let raising = shared.flow_mods.is_none();
         loop {
-            if phase >= Phase::Learn && self.sw.features_sent && !self.learned {
+            if raising && phase >= Phase::Learn && self.sw.features_sent && !self.learned {
                 self.send_learn();
             }
-            if phase == Phase::Run && self.sw.features_sent {
+            if raising && phase == Phase::Run && self.sw.features_sent {
                 self.generate(shared);
             }
             tokio::select! {
@@ -209,7 +211,7 @@ impl Switch {
                             }
                             // Answer in the same wake-up: replies and new requests
                             // leave in one write instead of one per select round.
-                            if phase == Phase::Run && self.sw.features_sent {
+                            if raising && phase == Phase::Run && self.sw.features_sent {
                                 self.generate(shared);
                             }
                             if self.pending_write(written) {
@@ -327,6 +329,12 @@ impl Switch {
         while let Some(len) = frame_len(&buf[at..]).map_err(|e| self.decode_failure(e))? {
             let msg = &buf[at..at + len];
             at += len;
+            if let (Some(sink), msg_type::FLOW_MOD) = (&shared.flow_mods, msg[1]) {
+                if let Err(e) = crate::listen::report(msg, self.idx, self.sw.dpid, sink) {
+                    self.decode_failure(e);
+                }
+                continue;
+            }
             if let Some(seq) = released_buffer(msg).filter(|&id| fast && id <= packet::MAX_SEQ) {
                 let outcome = self.tracker.answer_seq(seq, now);
                 self.count(outcome, measuring, shared);

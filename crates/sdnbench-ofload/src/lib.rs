@@ -5,6 +5,7 @@
 pub mod config;
 pub mod conn;
 pub mod latency;
+pub mod listen;
 pub mod packet;
 pub mod paths;
 pub mod proto;
@@ -40,6 +41,8 @@ pub struct Shared {
     /// Multi-hop flow-setup accounting (--paths).
     pub paths: Option<paths::Paths>,
     pub relays: Vec<tokio::sync::mpsc::UnboundedSender<topology::Relay>>,
+    /// Listen mode (--listen-flow-mods): where switches report the FLOW_MODs they receive.
+    pub flow_mods: Option<listen::Sink>,
 }
 
 /// Monotonic nanoseconds since the first call (process-wide origin).

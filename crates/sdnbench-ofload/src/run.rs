@@ -64,7 +64,14 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
         (Some(t), true) => Some(crate::paths::Paths::new(t, cfg.macs)?),
         _ => None,
     };
-    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, paths, relays });
+    // Listen mode: the switches hand every FLOW_MOD to the coordinator, which prints it.
+    let (flow_mods, flow_mods_rx) = if cfg.listen_flow_mods {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        (Some(tx), Some(rx))
+    } else {
+        (None, None)
+    };
+    let shared = Arc::new(Shared { cfg, counters: Default::default(), ready: 0.into(), failed: 0.into(), measuring: false.into(), latencies: Default::default(), tls, topology, paths, relays, flow_mods });
     let cfg = &shared.cfg;
     let (phase_tx, phase_rx) = tokio::sync::watch::channel(Phase::Connecting);
     let mut tasks = Vec::with_capacity(n);
@@ -86,6 +93,9 @@ async fn drive(cfg: Config, workers: &Workers) -> Result<i32, String> {
         let _ = phase_tx.send(Phase::Stop);
         let first = first_error(tasks).await.unwrap_or_else(|| "no handshake completed".into());
         return Err(format!("no switch completed the OpenFlow handshake with {}:{}: {first}", cfg.controller, cfg.port));
+    }
+    if let Some(rx) = flow_mods_rx {
+        return crate::listen::listen(shared.clone(), rx, tasks, phase_tx, connect_s).await;
     }
     let _ = phase_tx.send(Phase::Learn);
     tokio::time::sleep(Duration::from_millis(200 + cfg.delay)).await;

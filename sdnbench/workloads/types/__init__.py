@@ -12,7 +12,7 @@ import importlib
 from ..base import WorkloadType
 
 #: Modules of this package that define a workload type; the first is the default type.
-TYPE_MODULES = ("traffic", "sbi", "nbi")
+TYPE_MODULES = ("traffic", "sbi", "nbi", "flowprog")
 
 WORKLOAD_TYPES: dict[str, WorkloadType] = {
     t.name: t for t in (importlib.import_module(f"{__name__}.{m}").WORKLOAD for m in TYPE_MODULES)}

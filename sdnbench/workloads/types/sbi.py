@@ -56,6 +56,22 @@ def _check(w: dict, node, ctx: Context, key: str) -> None:
                   f"{w['warmup_loops']} warm-up loops leave none of {w['loops']} loops measured; give fewer")
 
 
+def ofload_preflight(exp, index: int, verb: str) -> list[str]:
+    """Problems of a workload run by sdnbench-ofload: the binary is missing, or a controller is none at all."""
+    from ...controllers import ADAPTERS
+    from ...paths import build_hint, native_tool
+
+    problems = []
+    if native_tool("sdnbench-ofload") is None:
+        problems.append(exp.at(f"workloads[{index}].type",
+                               f"sdnbench-ofload is not built; fix: {build_hint('sdnbench-ofload')}"))
+    for j, spec in enumerate(exp.controllers):
+        if ADAPTERS[spec.kind].standalone:
+            problems.append(exp.at(f"controllers[{j}].kind", f"'{spec.kind}' has no controller to {verb}; "
+                                                              f"workload {exp.workloads[index]['name']} needs one"))
+    return problems
+
+
 class SouthboundWorkload(WorkloadType):
     """sdnbench-ofload against the controller's OpenFlow port."""
 
@@ -71,12 +87,6 @@ class SouthboundWorkload(WorkloadType):
 
     def needs_network(self, workload: dict) -> bool:
         return False
-
-    def headline(self, results: list[FlowResult]) -> str:
-        """The rate and latency, or why there is none (a controller that answers no PACKET_IN)."""
-        if results and not results[0].metrics and results[0].errors:
-            return results[0].errors[0]
-        return super().headline(results)
 
     def needs_topology(self, workload: dict) -> bool:
         return workload["topology_aware"]
@@ -99,18 +109,7 @@ class SouthboundWorkload(WorkloadType):
 
     def preflight(self, exp, index: int) -> list[str]:
         """sbi needs the ofload binary and controllers that take OpenFlow connections."""
-        from ...controllers import ADAPTERS
-        from ...paths import build_hint, native_tool
-
-        problems = []
-        if native_tool("sdnbench-ofload") is None:
-            problems.append(exp.at(f"workloads[{index}].type",
-                                   f"sdnbench-ofload is not built; fix: {build_hint('sdnbench-ofload')}"))
-        for j, spec in enumerate(exp.controllers):
-            if ADAPTERS[spec.kind].standalone:
-                problems.append(exp.at(f"controllers[{j}].kind", f"'{spec.kind}' has no controller to load; "
-                                                                  f"workload {exp.workloads[index]['name']} needs one"))
-        return problems
+        return ofload_preflight(exp, index, "load")
 
     def run(self, trial, ctx: TrialContext) -> tuple[list[FlowResult], dict]:
         wl, adapter = trial.workload, ctx.adapter
