@@ -36,7 +36,14 @@ def ovs_running() -> Capability:
                           "/usr/share/openvswitch/scripts/ovs-ctl start --system-id=random")
     ver = _run(["ovs-vswitchd", "--version"])
     version = ver.stdout.split()[-1] if ver and ver.stdout else "?"
-    pid = _run(["ovs-appctl", "-t", "ovs-vswitchd", "version"])
+    try:
+        pid = subprocess.run(["ovs-appctl", "-t", "ovs-vswitchd", "version"], capture_output=True, timeout=5.0)
+    except subprocess.TimeoutExpired:
+        # A running daemon busy with thousands of ports (another network) is slow, not absent.
+        return Capability("openvswitch", False, "ovs-vswitchd did not answer within 5 s (busy with another "
+                          "network's ports?)", "wait for other Open vSwitch users to finish, then run again")
+    except OSError:
+        pid = None
     if pid is None or pid.returncode != 0:
         return Capability("openvswitch", False, "ovs-vswitchd is not running",
                           "/usr/share/openvswitch/scripts/ovs-ctl start --system-id=random")
