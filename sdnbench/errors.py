@@ -27,3 +27,11 @@ class ControllerError(SdnbenchError):
 
 class ToolError(SdnbenchError):
     """A traffic or load tool failed or printed output sdnbench cannot read."""
+
+
+class P4RuntimeError(SdnbenchError):
+    """A P4Runtime device did not answer or refused a request: names the device and what failed."""
+
+    def __init__(self, address: str, what: str, detail: str):
+        self.address, self.what, self.detail = address, what, detail
+        super().__init__(f"P4Runtime device {address}: {what}: {detail}")
