@@ -141,6 +141,7 @@ def test_each_switch_is_recorded_before_it_runs_and_stopped_by_pid(fake_bmv2, tm
     kind.prepare()
     assert set(kind.endpoints()) == {"s1", "s2"} and kind.device_ids() == {"s1": 1, "s2": 2}
     kind.start_switch("s1", {1: "s1-eth1", 2: "s1-eth2"})
+    kind.wait_listening()
     proc = kind.processes["s1"]
     [record] = [r for r in manifest.outstanding() if r["kind"] == "process"]
     assert record["name"] == str(proc.pid) and record["role"] == "switch:s1"
@@ -161,8 +162,9 @@ def test_a_switch_that_dies_at_start_names_its_log(tmp_path, monkeypatch):
     graph = build_topology({"kind": "single", "hosts": 2})
     kind = SWITCHES.get("p4")(graph, Manifest(tmp_path / "run"))
     kind.prepare()
+    kind.start_switch("s1", {1: "s1-eth1"})
     with pytest.raises(CapabilityError, match=r"bmv2 switch s1 exited; log .*s1.log:\nno such interface"):
-        kind.start_switch("s1", {1: "s1-eth1"})
+        kind.wait_listening()
     kind.teardown()
     assert Manifest(tmp_path / "run").outstanding() == []
 

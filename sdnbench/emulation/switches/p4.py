@@ -156,16 +156,31 @@ class P4Switch(SwitchKind):
         return self.manifest.path.parent / "switches" / f"{name}.log"
 
     def start_switch(self, name: str, ports: dict[int, str]) -> None:
-        """Run one switch (recorded in the manifest before it runs); return once its gRPC port accepts."""
+        """Run one switch (recorded in the manifest before it runs); wait_listening() waits for it."""
         log = self.log_path(name)
         if log is not None:
             log.parent.mkdir(parents=True, exist_ok=True)
-        proc = OwnedProcess.spawn(self.command(name, ports), f"switch:{name}", self.manifest, log_path=log)
-        self.processes[name] = proc
-        if not wait_for(lambda: accepts(self.grpc[name]) or not proc.alive(), START_TIMEOUT_S, 0.05) \
-                or not proc.alive():
-            what = "exited" if not proc.alive() else f"did not open 127.0.0.1:{self.grpc[name]} in {START_TIMEOUT_S:g} s"
-            raise CapabilityError(f"bmv2 switch {name} {what}; log {log}:\n{proc.log_tail()}")
+        self.processes[name] = OwnedProcess.spawn(self.command(name, ports), f"switch:{name}", self.manifest,
+                                                  log_path=log)
+
+    def wait_listening(self, timeout_s: float = START_TIMEOUT_S) -> None:
+        """Return once every started switch's gRPC port accepts; CapabilityError naming the first switch
+        that exited or stayed closed, with its log. The switches start side by side, so a network of
+        many waits about as long as one."""
+        pending = dict(self.processes)
+
+        def settled() -> bool:
+            for name, proc in list(pending.items()):
+                if not proc.alive():
+                    return True
+                if accepts(self.grpc[name]):
+                    del pending[name]
+            return not pending
+
+        wait_for(settled, timeout_s, 0.05)
+        for name, proc in pending.items():
+            what = "exited" if not proc.alive() else f"did not open 127.0.0.1:{self.grpc[name]} in {timeout_s:g} s"
+            raise CapabilityError(f"bmv2 switch {name} {what}; log {self.log_path(name)}:\n{proc.log_tail()}")
 
     def stop_switch(self, name: str) -> None:
         """Stop one switch's process by PID (released in the manifest)."""
@@ -174,7 +189,9 @@ class P4Switch(SwitchKind):
             proc.stop(grace_s=3.0)
 
     def started(self, net) -> None:
-        """Offloads off on every switch and host interface: bmv2 reads and writes frames in userspace."""
+        """Every switch listening; offloads off on every switch and host interface (bmv2 reads and writes
+        frames in userspace)."""
+        self.wait_listening()
         disable_offloads_root([i.name for s in net.switches for i in s.intfList()
                                if i.name != "lo" and Path(f"/sys/class/net/{i.name}").exists()])
         for host in net.hosts:
