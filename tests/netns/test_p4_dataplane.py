@@ -68,6 +68,7 @@ name: ovs-vs-p4
 repetitions: 1
 controllers:
   - kind: osken
+    app: shortest_path          # loops: l2_learning would storm
   - kind: p4rt
     app: proactive
 topologies:
