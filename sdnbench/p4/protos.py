@@ -11,6 +11,7 @@ processes sdnbench starts (controllers) keep their own default.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -27,7 +28,7 @@ def _select_python_protobuf() -> None:
     before = os.environ.get(_VAR)
     os.environ[_VAR] = "python"
     try:
-        from google.protobuf.internal import api_implementation  # noqa: F401  (reads the variable once)
+        importlib.import_module("google.protobuf.internal.api_implementation")   # reads the variable once
     except ImportError:
         pass
     finally:

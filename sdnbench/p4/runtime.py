@@ -152,7 +152,7 @@ class P4RuntimeClient:
             if err.code() == grpc.StatusCode.FAILED_PRECONDITION:   # bmv2: no pipeline set yet
                 return None
             raise self._rpc_error("get pipeline", err) from None
-        if not reply.config.HasField("p4info") or not reply.config.p4info.tables:
+        if reply.config.p4info.ByteSize() == 0:   # bmv2 answers an empty config before the first push
             return None
         if self.index is None:
             self.index = P4InfoIndex(reply.config.p4info)
@@ -191,10 +191,11 @@ class P4RuntimeClient:
             raise self._fail(f"table {table}", str(err)) from None
         return entry
 
-    def write_entry(self, table: str, match: dict, action: str, params: dict, priority: int | None = None) -> None:
-        """Insert a table entry; an empty `match` modifies the table's default action instead."""
+    def write_entry(self, table: str, match: dict, action: str, params: dict, priority: int | None = None,
+                    modify: bool = False) -> None:
+        """Insert a table entry (`modify`: change an existing one); an empty `match` sets the default action."""
         entry = self.table_entry(table, match, action, params, priority)
-        update = p4runtime_pb2.Update.MODIFY if not match else p4runtime_pb2.Update.INSERT
+        update = p4runtime_pb2.Update.MODIFY if modify or not match else p4runtime_pb2.Update.INSERT
         self._write(f"write to table {table}", update, p4runtime_pb2.Entity(table_entry=entry))
 
     def delete_entry(self, table: str, match: dict, priority: int | None = None) -> None:
@@ -212,10 +213,13 @@ class P4RuntimeClient:
             group.replicas.add(egress_port=port, instance=1)
         try:
             self._write(f"multicast group {group_id}", p4runtime_pb2.Update.INSERT, entity)
-        except P4RuntimeError as err:
-            if "ALREADY_EXISTS" not in str(err):
-                raise
-            self._write(f"multicast group {group_id}", p4runtime_pb2.Update.MODIFY, entity)
+        except P4RuntimeError as insert_error:
+            # Servers differ in the code they give a group that exists; a replace that fails too
+            # means the insert's reason was the real one.
+            try:
+                self._write(f"multicast group {group_id}", p4runtime_pb2.Update.MODIFY, entity)
+            except P4RuntimeError:
+                raise insert_error from None
 
     # -- reads --------------------------------------------------------------------------------
 
