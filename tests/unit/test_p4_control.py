@@ -208,3 +208,43 @@ def test_the_app_programs_every_switch_then_reports_how_long_it_took(tmp_path, m
     assert all(c.calls[-1] == ("close",) for c in FakeClient.made)
     facts = adapter.network_ready(None)
     assert facts["p4rt_mode"] == "proactive" and facts["p4rt_entries"] == 48
+
+
+def test_connect_runs_the_app_as_a_recorded_process_that_programs_every_switch(tmp_path):
+    """The real controller process against two in-test P4Runtime servers standing in for bmv2 switches."""
+    pytest.importorskip("sdnbench.p4.runtime")
+    from sdnbench.manifest import Manifest
+    from sdnbench.procs import ProcessTracker
+
+    from p4_fake_server import FakeP4Runtime
+
+    graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
+    servers = {name: FakeP4Runtime() for name in ("s1", "s2")}
+    ends = {name: {"address": server.start(), "device_id": i + 1} for i, (name, server) in enumerate(servers.items())}
+    manifest = Manifest(tmp_path)
+    tracker = ProcessTracker(manifest)
+
+    def wait_connected(target, timeout):
+        assert all(s.pipeline is not None for s in servers.values())
+
+    net = SimpleNamespace(graph=graph, switch_endpoints=lambda: ends, switch=SWITCHES.get("p4"),
+                          wait_connected=wait_connected)
+    adapter = make_adapter(ControllerSpec(kind="p4rt", label="p4rt", app="proactive"), tracker)
+    try:
+        adapter.start(tmp_path / "ctrl")
+        adapter.connect(net, 30)
+        [record] = [r for r in manifest.outstanding() if r["kind"] == "process"]
+        assert record["role"] == "controller:p4rt" and int(record["name"]) == adapter.pids()[0]
+        assert adapter.health() is None and adapter.endpoints()["p4runtime"].startswith("s1=127.0.0.1:")
+        for server in servers.values():
+            tables = [u for u in server.updates if u.entity.HasField("table_entry")]
+            groups = [u for u in server.updates if u.entity.HasField("packet_replication_engine_entry")]
+            assert len(tables) == 2 and len(groups) == 1   # one dmac entry per host, the flood group
+        facts = adapter.network_ready(net)
+        assert facts["p4rt_program"] == "forwarding" and facts["p4rt_entries"] == 4
+    finally:
+        adapter.stop()
+        tracker.stop_all()
+        for server in servers.values():
+            server.stop()
+    assert manifest.outstanding() == []
