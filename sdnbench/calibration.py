@@ -158,8 +158,11 @@ def calibrate(label: str, graph, network: dict, sizes: list[int], rundir: Path, 
     rundir.mkdir(parents=True, exist_ok=True)
     registry.register(rundir)
     manifest = Manifest(rundir)
+    # Calibration runs standalone switches, which only OpenFlow kinds have (a P4 switch forwards nothing
+    # until a controller programs it): with a list of kinds, the first one is measured.
+    chosen = network["switch"]
     net = EmulatedNetwork(graph, manifest, network["datapath"], "1.3", "standalone",
-                          switch=network["switch"], links=network["links"])
+                          switch=chosen if isinstance(chosen, str) else chosen[0], links=network["links"])
     out = []
     try:
         net.start()
@@ -206,8 +209,10 @@ def data_plane_of(exp, graph) -> str:
     from .emulation.network import EmulatedNetwork
 
     # Never started, so it needs no manifest: describe() reads the kinds' settings and versions only.
+    from .runner.plan import switches
+
     net = EmulatedNetwork(graph, None, exp.network["datapath"], "1.3", "standalone",
-                          lock=False, switch=exp.network["switch"], links=exp.network["links"])
+                          lock=False, switch=switches(exp)[0], links=exp.network["links"])
     return data_plane_key(net.describe())
 
 

@@ -37,7 +37,7 @@ typical use:
 def _cmd_check(args) -> int:
     from .config.loader import load_experiment
     from .runner.plan import expand
-    from .runner.preflight import preflight
+    from .runner.preflight import notes, preflight
 
     exp = load_experiment(args.file)
     trials = expand(exp)
@@ -46,6 +46,8 @@ def _cmd_check(args) -> int:
         print(p, file=sys.stderr)
     if problems:
         return 2
+    for note in notes(exp, args.offline):
+        print(f"note: {note}")
     print(f"{args.file}: ok — {len(exp.controllers)} controllers, {len(exp.topologies)} topologies, "
           f"{len(exp.workloads)} workloads, {len(trials)} trials")
     return 0
@@ -83,7 +85,7 @@ def _cmd_run(args) -> int:
     from .config.loader import load_experiment
     from .dashboard.cli import watching
     from .runner.campaign import run_campaign
-    from .runner.preflight import preflight
+    from .runner.preflight import notes, preflight
     from .scaleout_cli import resume_options, shard_of
 
     exp = load_experiment(args.file)
@@ -93,6 +95,8 @@ def _cmd_run(args) -> int:
         for p in problems:
             print(p, file=sys.stderr)
         return 2
+    for note in notes(exp):
+        print(f"note: {note}", file=sys.stderr)
     if args.resume and not args.out:
         print("--resume needs --out RUNDIR: the run directory to finish", file=sys.stderr)
         return 2

@@ -167,17 +167,20 @@ class Bool(Type):
 
 
 class ListOf(Type):
-    """A non-empty list of one item type (a single item is accepted as a list when scalar_ok)."""
+    """A non-empty list of one item type (a single item is accepted as a list when scalar_ok, and kept as
+    the item itself when keep_scalar: a file that names one value reads as before)."""
 
-    def __init__(self, item: Type, min_items=1, scalar_ok=False, max_items: int | None = None, why: str = ""):
-        self.item, self.min_items, self.scalar_ok = item, min_items, scalar_ok
+    def __init__(self, item: Type, min_items=1, scalar_ok=False, max_items: int | None = None, why: str = "",
+                 keep_scalar: bool = False):
+        self.item, self.min_items, self.scalar_ok = item, min_items, scalar_ok or keep_scalar
+        self.keep_scalar = keep_scalar
         self.max_items, self.why = max_items, why   # why: the reason for max_items, said in the error
 
     def check(self, node, ctx, key):
         if not isinstance(node, yaml.SequenceNode):
             if self.scalar_ok and not isinstance(node, yaml.MappingNode):
                 value = self.item.check(node, ctx, key)
-                return None if value is None else [value]
+                return None if value is None else value if self.keep_scalar else [value]
             ctx.error(node, key, f"expected a list, got {_describe(node)}")
             return None
         if len(node.value) < self.min_items:

@@ -166,10 +166,14 @@ def _medium_links(network: dict, node, ctx: Context, key: str) -> None:
 
 
 NETWORK = Record("network", {
-    "switch": Field(Str(choices=SWITCHES.names()), "ovs",
-                    "switch implementation: ovs = Open vSwitch bridges (on the datapath below); ovs_fast = "
-                    "the same with patch ports on unshaped switch links and AF_XDP host ports where they "
-                    "work (docs/dataplane.md)"),
+    "switch": Field(ListOf(Str(choices=SWITCHES.names()), keep_scalar=True, max_items=len(SWITCHES.names())),
+                    "ovs",
+                    "switch implementation, one or a list compared side by side (every topology is built with "
+                    "each: rows named like spine-leaf-2x4-ovs and spine-leaf-2x4-p4; a controller runs only on "
+                    "the switches whose southbound it speaks): ovs = Open vSwitch bridges (on the datapath "
+                    "below); ovs_fast = the same with patch ports on unshaped switch links and AF_XDP host "
+                    "ports where they work (docs/dataplane.md); p4 = bmv2 simple_switch_grpc processes "
+                    "programmed over P4Runtime (docs/p4.md)"),
     "datapath": Field(Str(choices=("auto", "kernel", "user")), "auto",
                       "OVS datapath: kernel module when present, else userspace netdev"),
     "links": Field(Str(choices=link_choices()), "auto",

@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from .base import Availability, ControllerAdapter, ControllerSpec
 
 #: Modules of this package that define an adapter, in the order the docs list them.
-ADAPTER_MODULES = ("osken", "ryu", "faucet", "testcontroller", "pox", "odl", "remote", "none")
+ADAPTER_MODULES = ("osken", "ryu", "faucet", "testcontroller", "pox", "odl", "p4rt", "remote", "none")
 
 ADAPTERS: dict[str, type[ControllerAdapter]] = {
     cls.kind: cls for cls in (importlib.import_module(f"{__name__}.{m}").ADAPTER for m in ADAPTER_MODULES)}

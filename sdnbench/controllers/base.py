@@ -74,6 +74,9 @@ class ControllerAdapter(ABC):
     standalone: bool = False
     #: Typical seconds from start() to ready on a machine of this kind, for run-time estimates.
     typical_start_s: float = 0.0
+    #: Southbound protocols the adapter speaks: a switch kind whose `southbound` is not here is never
+    #: paired with it (the plan leaves such pairs out and `check` says why).
+    southbound: tuple[str, ...] = ("openflow",)
 
     def __init__(self, spec: ControllerSpec, tracker=None):
         self.spec = spec
@@ -145,6 +148,21 @@ class ControllerAdapter(ABC):
             return None
         note = f" ({cls.openflow_note})" if cls.openflow_note else ""
         return f"{cls.kind} speaks OpenFlow {' and '.join(cls.openflow_versions)} only, not {openflow!r}{note}"
+
+    @classmethod
+    def southbound_refusal(cls, switch_kind) -> str | None:
+        """Why this adapter cannot control switches of switch_kind (a SwitchKind class); None when it can."""
+        if switch_kind.southbound in cls.southbound:
+            return None
+        speaks = " or ".join(cls.southbound) or "no southbound protocol"
+        return (f"{cls.kind} speaks {speaks}; {switch_kind.name} switches speak "
+                f"{switch_kind.southbound or 'to no controller'}")
+
+    def connect(self, net, timeout_s: float) -> None:
+        """Connect the controller and every switch of net (an EmulatedNetwork); return once all are
+        connected. Switches that dial (OpenFlow) are pointed at the controller's endpoint; a controller
+        that dials listening switches (P4Runtime) overrides this and uses net.switch_endpoints()."""
+        net.attach_controller(self.endpoints()["openflow"], timeout_s)
 
     def network_ready(self, net) -> dict:
         """Called once every switch of net (an EmulatedNetwork) is connected; returns facts for the

@@ -174,19 +174,24 @@ class ProcessAdapter(ControllerAdapter):
         self._wait_listening(timeout_s)
 
     def _wait_listening(self, timeout_s: float) -> None:
+        self.wait_until(lambda: port_listening(self.spec.host, self.spec.port),
+                        f"listening on {self.spec.host}:{self.spec.port}", timeout_s)
+
+    def wait_until(self, ready, what: str, timeout_s: float) -> None:
+        """Return once ready() is true; stop the process and raise ControllerError (with its log) when it
+        ends or timeout_s passes first. what: the awaited state, as in 'not <what> after 30 s'."""
         proc = self.proc
         deadline = time.monotonic() + timeout_s
-        while not port_listening(self.spec.host, self.spec.port):
+        while not ready():
             if not proc.alive():
                 code = proc.returncode
                 self.stop()
-                raise ControllerError(f"{self.spec.label}: exited with code {code} before listening on "
-                                      f"{self.spec.host}:{self.spec.port}; log {self.log_path}:\n"
-                                      f"{proc.log_tail()}")
+                raise ControllerError(f"{self.spec.label}: exited with code {code} before {what}; "
+                                      f"log {self.log_path}:\n{proc.log_tail()}")
             if time.monotonic() >= deadline:
                 self.stop()
-                raise ControllerError(f"{self.spec.label}: not listening on {self.spec.host}:{self.spec.port} "
-                                      f"after {timeout_s:g} s; log {self.log_path}:\n{proc.log_tail()}")
+                raise ControllerError(f"{self.spec.label}: not {what} after {timeout_s:g} s; "
+                                      f"log {self.log_path}:\n{proc.log_tail()}")
             time.sleep(0.05)
 
     def stop(self) -> None:

@@ -115,8 +115,19 @@ class EmulatedNetwork:
 
     def attach_controller(self, target: str, timeout_s: float = 60.0) -> None:
         """Point all switches at target ('tcp:IP:PORT'); wait until every one is connected."""
-        names = [s.name for s in self.graph.switches]
         self.switch.attach(target)
+        self.wait_connected(target, timeout_s)
+
+    def switch_endpoints(self) -> dict[str, dict]:
+        """switch -> {"address": where it listens, "device_id": ...}, for a controller that dials the
+        switches (P4Runtime); empty for switches that dial their controller."""
+        ids = self.switch.device_ids()
+        return {name: {"address": address, "device_id": ids.get(name)}
+                for name, address in self.switch.endpoints().items()}
+
+    def wait_connected(self, target: str, timeout_s: float = 60.0) -> None:
+        """Return once every switch's controller session is up; ControllerError naming the missing ones."""
+        names = [s.name for s in self.graph.switches]
         connected: set[str] = set()
 
         def all_connected() -> bool:

@@ -177,7 +177,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     if first.needs_network:
         fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
         net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode,
-                              lock=False, switch=exp.network["switch"], links=exp.network["links"])
+                              lock=False, switch=first.switch, links=exp.network["links"])
         spec.options["datapaths"] = net.ports()
     else:
         spec.options["datapaths"] = _emulated_switches(trials)
@@ -185,6 +185,11 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     spec.options["southbound"] = not first.needs_network
     env = fingerprint(net.datapath if net else "none (emulated switches)")
     env.update(net.describe() if net else {})
+    missing = net.switch.availability() if net else None
+    if missing is not None and not missing.ok:   # its rows only: the other switch kinds still run
+        adapter.stop()
+        _skip(trials, store, env, progress, f"skipped: {first.switch} switches: {missing.detail}; fix: {missing.fix}")
+        return
     setup_t0 = time.monotonic()
     try:
         env["controller"] = spec.kind
@@ -196,7 +201,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
             net.start()
             env.update(net.describe())      # again: parts that fell back while starting say why
             if not adapter.standalone:
-                net.attach_controller(adapter.endpoints()["openflow"], exp.network["connect_timeout_s"])
+                adapter.connect(net, exp.network["connect_timeout_s"])
                 env.update(adapter.network_ready(net))
             _check_reachable(net, trials)
         env["controller_endpoints"] = adapter.endpoints()
@@ -270,6 +275,6 @@ def mend(bed: Testbed, connect_timeout_s: float) -> None:
     # After a restart, point every switch at the controller afresh rather than trust sessions that
     # OVS may have opened while the new process was still starting up.
     if net is not None and (restarted or {s.name for s in net.graph.switches} - net.connected_switches()):
-        net.attach_controller(adapter.endpoints()["openflow"], connect_timeout_s)
+        adapter.connect(net, connect_timeout_s)
         if restarted:   # a proactive controller programs its network again (OpenDaylight)
             adapter.network_ready(net)

@@ -30,7 +30,8 @@ from ..workloads.types import workload_type
 GROUP_SETUP_S = 4.0
 TRIAL_OVERHEAD_S = 0.5
 
-__all__ = ["Trial", "expand", "estimate_seconds", "sweep_points", "trial_key", "NO_TOPOLOGY"]
+__all__ = ["Trial", "expand", "estimate_seconds", "sweep_points", "trial_key", "NO_TOPOLOGY", "switches",
+           "incompatible"]
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Trial:
     sweep_point: dict
     repetition: int
     flows: list[FlowSpec] = field(default_factory=list)   # traffic: resolved by its workload type
+    switch: str = "ovs"             # the switch kind its network is built of (network.switch)
 
     @property
     def key(self) -> str:
@@ -100,7 +102,7 @@ def check_grid_size(exp: Experiment) -> None:
     per_workload = []   # (trials, index) of each workload
     for i, wl in enumerate(exp.workloads):
         wtype = workload_type(wl["type"])
-        networks = len(exp.topologies) * len(media(exp)) if wtype.needs_topology(wl) else 1
+        networks = len(exp.topologies) * len(media(exp)) * len(switches(exp)) if wtype.needs_topology(wl) else 1
         per_workload.append((len(exp.controllers) * networks * exp.repetitions * len(wtype.points(wl)), i))
     trials = sum(n for n, _ in per_workload)
     if trials > MAX_TRIALS:
@@ -137,6 +139,41 @@ def _placed(exc: ConfigError, exp: Experiment, i: int) -> ConfigError:
 def media(exp: Experiment) -> list[str]:
     """The media every topology is built on (`network.medium`)."""
     return list(exp.network.get("medium") or [WIRED])
+
+
+def switches(exp: Experiment) -> list[str]:
+    """The switch kinds every topology is built with (`network.switch`, one or a list)."""
+    chosen = exp.network.get("switch") or "ovs"
+    return [chosen] if isinstance(chosen, str) else list(chosen)
+
+
+def switch_label(exp: Experiment, label: str, switch: str) -> str:
+    """A row's name with its switch kind: unchanged when the experiment names one kind."""
+    return label if len(switches(exp)) == 1 else f"{label}-{switch}"
+
+
+def incompatible(exp: Experiment) -> list[tuple[int, str, str]]:
+    """(controller index, switch kind, why) of every controller x switch pair the plan leaves out: the
+    controller does not speak the switches' southbound (Ryu on P4Runtime switches)."""
+    from ..controllers import ADAPTERS
+    from ..emulation.switches import SWITCHES
+
+    return [(i, sw, why) for i, ctrl in enumerate(exp.controllers) for sw in switches(exp)
+            if (why := ADAPTERS[ctrl.kind].southbound_refusal(SWITCHES.get(sw)))]
+
+
+def check_pairs(exp: Experiment) -> None:
+    """ConfigError at a controller that no listed switch kind can carry (it would measure nothing)."""
+    if not any(workload_type(w["type"]).needs_network(w) for w in exp.workloads):
+        return
+    refused: dict[int, list[str]] = {}
+    for i, _, why in incompatible(exp):
+        refused.setdefault(i, []).append(why)
+    for i, whys in refused.items():
+        if len(whys) == len(switches(exp)):
+            key = f"controllers[{i}].kind"
+            raise ConfigError(f"{whys[0]}: no switch kind in network.switch carries it",
+                              path=str(exp.path), line=_line_near(exp, key), key=key)
 
 
 def topology_graph(exp: Experiment, i: int, medium: str = WIRED) -> TopologyGraph:
@@ -177,9 +214,11 @@ def check_named(exp: Experiment, graphs: list[TopologyGraph]) -> None:
 def expand(exp: Experiment) -> list[Trial]:
     """All trials in run order: group by group, repetition-major inside a group."""
     check_grid_size(exp)
+    check_pairs(exp)
     graphs = [(spec, MEDIA[m].label(topology_label(spec)), topology_graph(exp, i, m))
               for i, spec in enumerate(exp.topologies) for m in media(exp)]
     check_named(exp, [g for _, _, g in graphs])
+    left_out = {(exp.controllers[i].label, sw) for i, sw, _ in incompatible(exp)}
     on_network = [w for w in exp.workloads if workload_type(w["type"]).needs_network(w)]
     on_topology = [w for w in exp.workloads if workload_type(w["type"]).needs_topology(w) and w not in on_network]
     standalone = [w for w in exp.workloads if not workload_type(w["type"]).needs_topology(w)]
@@ -187,12 +226,12 @@ def expand(exp: Experiment) -> list[Trial]:
     flow_runs = 0
     index = {id(w): i for i, w in enumerate(exp.workloads)}
 
-    def add(ctrl, spec, label, graph, workloads):
+    def add(ctrl, spec, label, graph, workloads, switch=switches(exp)[0]):
         nonlocal flow_runs
         for rep in range(1, exp.repetitions + 1):
             for wl in workloads:
                 for point in workload_type(wl["type"]).points(wl):
-                    t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep)
+                    t = Trial(len(trials), ctrl, spec, label, graph, wl, point, rep, switch=switch)
                     try:
                         t.wtype.prepare(t)
                     except ConfigError as exc:
@@ -205,7 +244,11 @@ def expand(exp: Experiment) -> list[Trial]:
 
     for ctrl in exp.controllers:
         for spec, label, graph in graphs:
-            add(ctrl, spec, label, graph, on_network)
+            # Each switch kind is a row of its own; pairs the controller cannot drive are left out.
+            for sw in switches(exp):
+                if (ctrl.label, sw) not in left_out:
+                    add(ctrl, spec, switch_label(exp, label, sw), graph, on_network, sw)
+            # Workloads that emulate their own switches build no network: one row, whatever network.switch.
             add(ctrl, spec, label, graph, on_topology)
         add(ctrl, None, NO_TOPOLOGY, None, standalone)
     return trials

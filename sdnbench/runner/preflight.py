@@ -10,7 +10,7 @@ from ..config.loader import Experiment
 from ..emulation.links import LINKS, resolve
 from ..emulation.switches import SWITCHES
 from ..workloads.types import workload_type
-from .plan import topology_graph
+from .plan import incompatible, switches, topology_graph
 
 
 @functools.cache
@@ -55,12 +55,34 @@ def _data_plane_problems(exp: Experiment) -> list[str]:
     if not any(workload_type(w["type"]).needs_network(w) for w in exp.workloads):
         return []
     problems = []
-    switch = SWITCHES.get(exp.network["switch"]).availability()
-    if not switch.ok:
-        problems.append(exp.at("network.switch", f"{exp.network['switch']}: {switch.detail}; fix: {switch.fix}"))
+    missing = _missing_switches(exp)
+    if len(missing) == len(switches(exp)):   # one missing kind among others only skips its rows
+        problems += [exp.at("network.switch", f"{name}: {why}") for name, why in missing.items()]
     for i, spec in enumerate(exp.topologies):
         graph_links = topology_graph(exp, i).links
         cap = LINKS.get(resolve(exp.network["links"], graph_links)).availability(graph_links)
         if not cap.ok:
             problems.append(exp.at(f"topologies[{i}]", f"{cap.detail}; needs {cap.fix}"))
     return problems
+
+
+def _missing_switches(exp: Experiment) -> dict[str, str]:
+    """switch kind -> why it cannot run here (with the fix), for the kinds network.switch names."""
+    out = {}
+    for name in switches(exp):
+        cap = SWITCHES.get(name).availability()
+        if not cap.ok:
+            out[name] = f"{cap.detail}; fix: {cap.fix}" if cap.fix else cap.detail
+    return out
+
+
+def notes(exp: Experiment, offline: bool = False) -> list[str]:
+    """What will not run without stopping the rest: controller x switch pairs the plan leaves out, and
+    (unless offline) switch kinds missing here beside others that run (their rows are stored as skipped)."""
+    out = [exp.at(f"controllers[{i}].kind", f"{exp.controllers[i].label} is not run on {sw} switches: {why}")
+           for i, sw, why in incompatible(exp)]
+    if not offline and any(workload_type(w["type"]).needs_network(w) for w in exp.workloads):
+        missing = _missing_switches(exp)
+        if len(missing) < len(switches(exp)):
+            out += [exp.at("network.switch", f"{name} rows will be skipped: {why}") for name, why in missing.items()]
+    return out

@@ -37,7 +37,7 @@ def need(kind: str) -> None:
 # -- registry -----------------------------------------------------------------
 
 def test_registry_has_every_kind():
-    assert set(ADAPTERS) == {"osken", "ryu", "faucet", "testcontroller", "pox", "odl", "remote", "none"}
+    assert set(ADAPTERS) == {"osken", "ryu", "faucet", "testcontroller", "pox", "odl", "p4rt", "remote", "none"}
     for kind, cls in ADAPTERS.items():
         assert cls.kind == kind
 

@@ -63,7 +63,7 @@ def controlled_network(spec: ControllerSpec, graph: TopologyGraph, rundir: Path,
     try:
         adapter.start(rundir)
         net.start()
-        net.attach_controller(adapter.endpoints()["openflow"], timeout_s=60)
+        adapter.connect(net, 60)   # switches dial the controller (OpenFlow) or it dials them (P4Runtime)
         yield net, adapter
     finally:
         net.stop()

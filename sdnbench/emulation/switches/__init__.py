@@ -8,6 +8,7 @@ from .base import SwitchKind
 SWITCHES = Registry("switch", __name__, {
     "ovs": "ovs:OvsSwitch",
     "ovs_fast": "ovs_fast:OvsFast",
+    "p4": "p4:P4Switch",
 })
 
 __all__ = ["SWITCHES", "SwitchKind"]

@@ -82,6 +82,10 @@ class SwitchKind(ABC):
         """switch -> address a controller dials (e.g. a P4Runtime gRPC server); empty when switches dial."""
         return {}
 
+    def device_ids(self) -> dict[str, int]:
+        """switch -> the device id a controller names it by on its endpoint (P4Runtime); empty otherwise."""
+        return {}
+
     def teardown(self) -> None:
         """After Mininet stopped, or failed to start: remove what remains of our switches, release records."""
 
