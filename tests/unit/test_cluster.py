@@ -152,3 +152,21 @@ def test_cluster_cleanup_callback_is_disarmed():
     disarm_cluster_cleanup()
     assert not any(getattr(cb, "__func__", None) is ClusterCleanup.cleanup.__func__ for cb in Cleanup.callbacks)
     assert ClusterCleanup.serveruser == {}
+
+
+def test_cluster_network_plan_before_start(tmp_path):
+    pytest.importorskip("mininet")
+    from sdnbench.emulation.cluster.network import ClusterNetwork
+    from sdnbench.manifest import Manifest
+
+    graph = build_topology({"kind": "linear", "switches": 4, "hosts_per_switch": 1})
+    cluster = parse().cluster
+    net = ClusterNetwork(graph, Manifest(tmp_path), cluster, lock=False)
+    assert net.switches_on("w1") == ["s1", "s2"] and net.crossing == [("s2", "s3")]
+    env = net.describe()
+    assert env["functional_only"] is None and env["links"] == "vxlan"
+    assert env["cluster"]["workers"] == {"w1": "10.0.0.1", "w2": "10.0.0.2"}
+    topo = net._mininet_topo()
+    assert [topo.linkInfo(a, b).get("vni") for a, b in topo.links()].count(None) == len(graph.links) - 1
+    assert topo.nodeInfo("h3")["server"] == "w2"
+    assert Manifest(tmp_path).outstanding() == []   # nothing recorded until start

@@ -189,8 +189,9 @@ class ClusterNetwork:
                 by_src.setdefault(src, []).append(dst)
             for src, dsts in by_src.items():
                 ips = " ".join(nodes[d].IP() for d in dsts)
-                nodes[src].sendCmd(f"for ip in {ips}; do (ping -c1 -W1 -n -q $ip >/dev/null 2>&1 || echo miss $ip) & "
-                                   f"done; wait")
+                # In a subshell: the node's interactive shell would print job notices for each ping.
+                nodes[src].sendCmd(f"(for ip in {ips}; do (ping -c1 -W1 -n -q $ip >/dev/null 2>&1 || echo miss $ip) & "
+                                   f"done; wait)")
             missed = {src: nodes[src].waitOutput().split() for src in by_src}
             ip_of = {n: h.IP() for n, h in nodes.items()}
             pending = [(s, d) for s, d in pending if ip_of[d] in missed[s]]
