@@ -170,3 +170,17 @@ def test_cluster_network_plan_before_start(tmp_path):
     assert [topo.linkInfo(a, b).get("vni") for a, b in topo.links()].count(None) == len(graph.links) - 1
     assert topo.nodeInfo("h3")["server"] == "w2"
     assert Manifest(tmp_path).outstanding() == []   # nothing recorded until start
+
+
+def test_campaign_builds_a_cluster_network_when_the_experiment_has_a_cluster(tmp_path):
+    pytest.importorskip("mininet")
+    from sdnbench.emulation.cluster.network import ClusterNetwork
+    from sdnbench.emulation.network import EmulatedNetwork
+    from sdnbench.manifest import Manifest
+    from sdnbench.runner.campaign import _network
+
+    graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
+    exp = parse()
+    assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure"), ClusterNetwork)
+    exp.cluster = None
+    assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure"), EmulatedNetwork)
