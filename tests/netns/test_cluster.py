@@ -52,6 +52,16 @@ def remote_shells(manifest: Manifest) -> list[tuple[int, int]]:
     return [(r["pid"], r["start"]) for r in recs if r["event"] == "created" and r["kind"] == "remote_process"]
 
 
+def running(pid: int, start: int) -> bool:
+    """pid is still the recorded process and has not ended (a killed shell may wait a moment, a zombie, for its
+    parent, the worker's sshd, to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return process_start_time(pid) == start and stat[stat.rindex(")") + 2] != "Z"
+
+
 def assert_workers_empty(lab: WorkerLab, manifest: Manifest) -> None:
     """No bridge, interface or process of the run remains on any worker, and the manifest holds nothing."""
     for w in lab.workers:
@@ -59,7 +69,7 @@ def assert_workers_empty(lab: WorkerLab, manifest: Manifest) -> None:
         # ovs-netdev is the userspace datapath's own device, gone with the worker's ovs-vswitchd.
         assert w.interfaces() <= {"lo", f"{w.ns}-w", "ovs-netdev"}, w.name
         assert w.pids() == {p.pid for p in w.procs}, w.name
-    assert [(pid, start) for pid, start in remote_shells(manifest) if process_start_time(pid) == start] == []
+    assert [(pid, start) for pid, start in remote_shells(manifest) if running(pid, start)] == []
     assert manifest.outstanding() == []
 
 
