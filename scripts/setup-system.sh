@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(openvswitch-switch openvswitch-testcontroller mininet d-itg iperf3 iperf
           iputils-ping ethtool iproute2 nftables hping3 python3-venv procps util-linux
+          openssh-client openssh-server   # the cluster test: a sshd per namespace worker (never started as a service)
           build-essential pkg-config
           openjdk-17-jdk-headless maven   # OpenDaylight: built from Maven Central with Java 17
           chromium influxdb)   # the dashboard's browser test; the InfluxDB export's integration test

@@ -4,7 +4,8 @@ Reads the manifests of runs registered as active (or the run directories
 given), and for each resource still held: kills recorded processes whose PID
 still belongs to the same process (start time matches), deletes recorded OVS
 bridges and root-namespace interfaces that still exist, and puts back global
-Open vSwitch settings a run changed (the poll-mode thread's cores).
+Open vSwitch settings a run changed (the poll-mode thread's cores). What a
+cluster run created on its workers is removed there over ssh, by the same rules.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 from .emulation import ovs
+from .emulation.cluster.worker import REMOTE_KINDS, Worker, removal_script
 from .manifest import MANIFEST_NAME, Manifest, outstanding
 from .procs import kill_recorded
 from .runner import registry
@@ -50,7 +52,28 @@ def clean_rundir(rundir: Path, say=print) -> int:
                 subprocess.run(["ip", "link", "del", name], capture_output=True)
                 say(f"deleted interface {name}")
                 removed += 1
+        elif kind in REMOTE_KINDS:
+            continue   # below, one ssh session per worker, after the local ssh clients are gone
         manifest.released(kind, name)
+    return removed + _clean_workers(manifest, [r for r in held if r["kind"] in REMOTE_KINDS], say)
+
+
+def _clean_workers(manifest: Manifest, held: list[dict], say) -> int:
+    """Remove a cluster run's recorded processes, bridges and interfaces on each worker over ssh."""
+    removed = 0
+    for name in dict.fromkeys(r["worker"] for r in held):
+        recs = [r for r in held if r["worker"] == name]
+        worker = Worker.from_record(recs[0])
+        try:
+            out = worker.check(removal_script(recs), "cleaning", 120)
+        except Exception as exc:   # an unreachable worker keeps its records for the next clean
+            say(f"worker {name}: {exc}")
+            continue
+        for line in out.splitlines():
+            say(f"worker {name}: {line}")
+            removed += 1
+        for rec in recs:
+            manifest.released(rec["kind"], rec["name"])
     return removed
 
 

@@ -27,6 +27,7 @@ class Experiment:
     restart: str
     cooldown_s: float
     on_failure: str = "restart"
+    cluster: dict | None = None      # the experimental cluster section, None on one machine
     lines: dict[str, int] = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
 
@@ -103,4 +104,4 @@ def _build(value: dict, path: Path, ctx: Context) -> Experiment:
                       repetitions=value["repetitions"], controllers=controllers,
                       topologies=value["topologies"], workloads=value["workloads"], network=network,
                       restart=value["restart"], cooldown_s=value["cooldown_s"], on_failure=value["on_failure"],
-                      lines=ctx.lines, raw=value)
+                      cluster=value["cluster"], lines=ctx.lines, raw=value)

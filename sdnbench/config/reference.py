@@ -9,6 +9,7 @@ from ..workloads.types import WORKLOAD_TYPES
 from . import limits, source
 from .fields import MAX_NAME_CHARS, REQUIRED, ListOf, Mapping, Number, Record, Tagged, Type
 from .sweep import MAX_SWEEP_POINTS
+from .cluster import CLUSTER
 from .schema import CONTROLLER, EXPERIMENT, LINK, NETWORK, TOPOLOGY
 
 
@@ -64,6 +65,7 @@ def markdown_reference() -> str:
     for name, medium in MEDIA.items():
         if medium.record:
             sections += _nested(f"network.{name}, topologies[].{name}", medium.record)
+    sections += _nested("cluster", CLUSTER)
     for title, record in sections:
         out += [f"## {title}", ""]
         if record.doc:

@@ -11,6 +11,7 @@ from ..media import DEFAULT as DEFAULT_MEDIUM
 from ..media import MEDIA
 from ..topology import KINDS as TOPOLOGY_KINDS
 from ..workloads.types import DEFAULT_TYPE, WORKLOAD_TYPES
+from .cluster import CLUSTER, check_cluster_experiment
 from .fields import (NAME, REQUIRED, Any_, Bool, Context, Field, ListOf, Number, Record, Str, Tagged,
                      positive)
 from .limits import MAX_CONTROLLERS, MAX_REPETITIONS, MAX_TOPOLOGIES, MAX_WAIT_S, MAX_WORKLOADS
@@ -201,6 +202,7 @@ def _check_experiment(exp: dict, node, ctx: Context, key: str) -> None:
     needs = [w["name"] for w in exp["workloads"] if WORKLOAD_TYPES[w["type"]].needs_topology(w)]
     if needs and not exp["topologies"]:
         ctx.error(node, "topologies", f"required by workloads {', '.join(needs)} (they run on emulated networks)")
+    check_cluster_experiment(exp, node, ctx)
 
 
 EXPERIMENT = Record("experiment", {
@@ -221,6 +223,7 @@ EXPERIMENT = Record("experiment", {
                         "when the controller dies or switches drop during a trial (the trial is stored as "
                         "failed either way): restart what broke and go on, skip the rest of the controller x "
                         "topology group, or stop the campaign"),
+    "cluster": Field(CLUSTER, None, "experimental: spread each topology over several machines (docs/scale-out.md)"),
 }, doc="An sdnbench experiment: controllers x topologies x workloads x sweep x repetitions.",
    extra_check=lambda v, node, ctx, key: _check_experiment(v, node, ctx, key))
 

@@ -7,12 +7,12 @@ campaign, or in the foreground for `sdnbench dashboard RUN`.
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 import socket
 import threading
 from pathlib import Path
 
+from ..addresses import is_loopback
 from ..errors import SdnbenchError
 from .app import make_app
 from .live import LiveRun
@@ -27,16 +27,6 @@ def parse_listen(text: str) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or int(port) > 65535:
         raise SdnbenchError(f"--listen {text}: expected HOST:PORT, e.g. {DEFAULT_LISTEN}")
     return host, int(port)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether host names only this machine (then no token is needed)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class Dashboard:

@@ -7,37 +7,44 @@ import subprocess
 from ..errors import CapabilityError
 
 
-def vsctl(*commands: list[str], timeout: float = 30.0, options: tuple[str, ...] = ()) -> str:
-    """Run several ovs-vsctl commands in one transaction ('--' separated); options go before them."""
+def vsctl_argv(*commands: list[str], timeout: float = 30.0, options: tuple[str, ...] = ()) -> list[str]:
+    """The ovs-vsctl argv of several commands in one transaction ('--' separated); options go before them."""
     argv = ["ovs-vsctl", f"--timeout={int(timeout)}", *options]
     for cmd in commands:
         argv += ["--", *cmd]
+    return argv
+
+
+def vsctl(*commands: list[str], timeout: float = 30.0, options: tuple[str, ...] = ()) -> str:
+    """Run several ovs-vsctl commands in one transaction ('--' separated); options go before them."""
+    argv = vsctl_argv(*commands, timeout=timeout, options=options)
     res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout + 5)
     if res.returncode != 0:
         raise CapabilityError(f"ovs-vsctl failed: {res.stderr.strip()}")
     return res.stdout
 
 
-def set_controllers(bridges: list[str], target: str, openflow: str, fail_mode: str) -> None:
-    """Point every bridge at one controller target, with the OpenFlow version and fail mode."""
+def set_controllers(bridges: list[str], target: str, openflow: str, fail_mode: str, run=vsctl) -> None:
+    """Point every bridge at one controller target, with the OpenFlow version and fail mode; run: how
+    ovs-vsctl runs (vsctl here, a worker's over ssh)."""
     proto = {"1.0": "OpenFlow10", "1.3": "OpenFlow13"}[openflow]
     cmds = []
     for br in bridges:
         cmds += [["set-fail-mode", br, fail_mode], ["set", "bridge", br, f"protocols={proto}"],
                  ["set-controller", br, target]]
-    vsctl(*cmds)
+    run(*cmds)
     # Reconnect fast after a refused connect instead of OVS's 8 s default backoff.
-    vsctl(*[["set", "controller", br, "max_backoff=1000", "inactivity_probe=30000"] for br in bridges])
+    run(*[["set", "controller", br, "max_backoff=1000", "inactivity_probe=30000"] for br in bridges])
 
 
-def connected_bridges(bridges: list[str]) -> set[str]:
+def connected_bridges(bridges: list[str], run=vsctl) -> set[str]:
     """Which bridges report an established connection to their controller (a bridge without a
     controller, e.g. cut off by fault injection, is not connected)."""
     if not bridges:
         return set()
     # One line per bridge: its name, then its controllers' is_connected flags (none without one).
-    out = vsctl(*[c for br in bridges for c in (["get", "bridge", br, "name"],
-                                                 ["--if-exists", "get", "controller", br, "is_connected"])])
+    out = run(*[c for br in bridges for c in (["get", "bridge", br, "name"],
+                                               ["--if-exists", "get", "controller", br, "is_connected"])])
     connected, current = set(), None
     for token in out.split():
         token = token.strip('"')

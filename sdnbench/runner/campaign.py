@@ -176,8 +176,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     net = None
     if first.needs_network:
         fail_mode = "standalone" if adapter.standalone else (spec.fail_mode or exp.network["fail_mode"])
-        net = EmulatedNetwork(first.graph, manifest, exp.network["datapath"], spec.openflow, fail_mode,
-                              lock=False, switch=first.switch, links=exp.network["links"])
+        net = _network(exp, first.graph, manifest, spec.openflow, fail_mode, first.switch)
         spec.options["datapaths"] = net.ports()
     else:
         spec.options["datapaths"] = _emulated_switches(trials)
@@ -237,6 +236,16 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
             net.stop()
         adapter.stop()
         tracker.stop_all()
+
+
+def _network(exp: Experiment, graph, manifest: Manifest, openflow: str, fail_mode: str, switch: str):
+    """The group's network: on this machine, or spread over the cluster's workers (experimental)."""
+    if exp.cluster:
+        from ..emulation.cluster.network import ClusterNetwork
+
+        return ClusterNetwork(graph, manifest, exp.cluster, exp.network["datapath"], openflow, fail_mode, lock=False)
+    return EmulatedNetwork(graph, manifest, exp.network["datapath"], openflow, fail_mode,
+                           lock=False, switch=switch, links=exp.network["links"])
 
 
 def _emulated_switches(trials: list[Trial]) -> dict[int, int]:
