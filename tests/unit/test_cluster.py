@@ -181,6 +181,6 @@ def test_campaign_builds_a_cluster_network_when_the_experiment_has_a_cluster(tmp
 
     graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
     exp = parse()
-    assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure"), ClusterNetwork)
+    assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure", "ovs"), ClusterNetwork)
     exp.cluster = None
-    assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure"), EmulatedNetwork)
+    assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure", "ovs"), EmulatedNetwork)
