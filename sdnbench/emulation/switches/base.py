@@ -43,7 +43,8 @@ class SwitchKind(ABC):
 
     @abstractmethod
     def mininet_switch(self):
-        """Mininet's `switch=` argument: a Switch subclass, or a partial of one with its parameters."""
+        """Mininet's `switch=` argument: a Switch subclass (Mininet batches start-up only
+        for a class with batchStartup, so prefer mininet.util.specialClass to a partial)."""
 
     def plain_links(self, links: list[Link]) -> dict[Link, dict]:
         """Told which links the link realisation leaves plain (no shaping, no process of their own):
