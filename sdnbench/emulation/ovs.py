@@ -39,7 +39,8 @@ def set_controllers(bridges: list[str], target: str, openflow: str, fail_mode: s
 
 
 #: One read of the controller status of every bridge: two tables, whatever the number of bridges.
-STATUS_COMMANDS = (["--columns=name,controller", "list", "Bridge"], ["--columns=_uuid,is_connected", "list", "Controller"])
+STATUS_COMMANDS = (["--columns=name,controller", "list", "Bridge"],
+                   ["--columns=_uuid,is_connected", "list", "Controller"])
 
 
 def parse_controller_status(out: str) -> dict[str, bool]:

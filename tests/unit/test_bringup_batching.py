@@ -128,3 +128,67 @@ def test_offloads_of_every_host_go_off_in_parallel(tmp_path, monkeypatch):
     SWITCHES.get("ovs")(graph, Manifest(tmp_path), datapath="user").started(Net())
     assert [e[0] for e in events] == ["send"] * 3 + ["wait"] * 3
     assert "h1-eth0" in events[0][2] and "lo" not in events[0][2].split()
+
+
+def test_interfaces_are_deleted_as_one_link_group(monkeypatch):
+    """Tagged with a link group nothing else is in, then deleted with one `ip link del group`."""
+    from sdnbench.emulation import network
+
+    runs = []
+
+    class Out:
+        def __init__(self, stdout=""):
+            self.returncode, self.stdout = 0, stdout
+
+    def fake_run(argv, **kw):
+        runs.append((argv, kw.get("input")))
+        # the first group tried is in use by someone else's interface
+        busy = argv[:5] == ["ip", "-o", "link", "show", "group"] and len(runs) == 1
+        return Out("7: other: <UP>" if busy else "")
+
+    monkeypatch.setattr(network.subprocess, "run", fake_run)
+    network.delete_interfaces(["s1-eth1", "s1-eth2"])
+    probes = [argv for argv, _ in runs if argv[:3] == ["ip", "-o", "link"]]
+    group = probes[-1][-1]
+    assert len(probes) == 2 and probes[0][-1] != group and int(group) >= 1 << 20
+    tag, delete = runs[-2], runs[-1]
+    assert tag == (["ip", "-force", "-batch", "-"], f"link set dev s1-eth1 group {group}\n"
+                                                      f"link set dev s1-eth2 group {group}\n")
+    assert delete[0] == ["ip", "link", "del", "group", group]
+
+
+def test_stop_removes_bridges_and_interfaces_in_bulk_before_mininet(tmp_path, monkeypatch):
+    """Before Mininet's stop: one del-br transaction, one deletion of the root-namespace ends;
+    Mininet is left only the links that were not plain veth pairs removed that way."""
+    from mininet.link import Link, TCLink
+
+    from sdnbench.emulation import network
+
+    graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
+    net = network.EmulatedNetwork(graph, Manifest(tmp_path), datapath="user", lock=False)
+    removed, deleted = [], []
+    monkeypatch.setattr(network, "delete_interfaces", lambda names: removed.append(names))
+    monkeypatch.setattr(network.Path, "exists", lambda self: True)
+    monkeypatch.setattr(ovs, "existing_bridges", lambda: {"s1", "s2"})
+    monkeypatch.setattr(ovs, "delete_bridges", lambda names: deleted.append(names))
+
+    class Intf:
+        def __init__(self, name):
+            self.name = name
+
+    def link(cls, a, b):
+        obj = cls.__new__(cls)
+        obj.intf1, obj.intf2 = Intf(a), Intf(b)
+        return obj
+
+    shaped = link(TCLink, "s1-eth1", "h1-eth0")
+    plain = [link(Link, "s1-eth2", "s2-eth2"), link(Link, "s2-eth1", "h2-eth0")]
+
+    class Net:
+        links = [shaped, *plain]
+
+    net.net = Net()
+    net._remove_in_bulk()
+    assert deleted == [["s1", "s2"]]
+    assert removed == [sorted(net._root_interfaces())]
+    assert net.net.links == [shaped]

@@ -83,6 +83,10 @@ class SwitchKind(ABC):
         """switch -> address a controller dials (e.g. a P4Runtime gRPC server); empty when switches dial."""
         return {}
 
+    def stopping(self, net) -> None:
+        """Before Mininet stops the network: remove the switches in bulk where that is faster than
+        Mininet's own stop (default: leave it to Mininet)."""
+
     def teardown(self) -> None:
         """After Mininet stopped, or failed to start: remove what remains of our switches, release records."""
 

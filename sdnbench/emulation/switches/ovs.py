@@ -88,6 +88,11 @@ class OvsSwitch(SwitchKind):
         """Give the bridges their controller back, with the same settings as attach()."""
         ovs.set_controllers(names, self.target, self.openflow, self.fail_mode)
 
+    def stopping(self, net) -> None:
+        """Delete every bridge in one transaction, before Mininet deletes their ports one by one."""
+        existing = ovs.existing_bridges()
+        ovs.delete_bridges([name for name in self.bridges if name in existing])
+
     def teardown(self) -> None:
         """Delete the bridges Mininet did not (after a failed start), release them all."""
         existing = ovs.existing_bridges()
