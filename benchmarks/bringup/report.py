@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-COLUMNS = ("started_s", "connected_s", "checked_s", "teardown_s", "total_s")
+COLUMNS = ("started_s", "connected_s", "checked_s", "teardown_s")
 
 
 def _key(row: dict) -> tuple:
@@ -25,6 +25,8 @@ def _cell(row: dict | None, col: str) -> str:
     if row["exit"] == "timeout" and row.get(col) is None:
         return f"> {row['total_s']:.0f} (timeout)" if col == "total_s" else "–"
     value = row.get(col)
+    if value is not None and col == "checked_s" and row.get("unreachable"):
+        return f"{value:.1f}, no answer"   # the check's timeout ran out
     return "–" if value is None else f"{value:.1f}"
 
 
@@ -47,7 +49,7 @@ def table(rows: list[dict]) -> str:
         for col in ("checked_s", "total_s"):
             for tool in others:
                 mine = by.get((shape, n, ctl, tool))
-                ok = mine and mn and mine.get(col) and mn.get(col) and mn["exit"] == 0
+                ok = mine and mn and mine.get(col) and mn.get(col) and mn["exit"] == 0 and not mine.get("unreachable")
                 cells.append(f"{mine[col] / mn[col]:.2f}" if ok else "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -59,9 +61,10 @@ def notes(rows: list[dict]) -> str:
     for r in rows:
         what = f"{r['tool']} {r['shape']} {r['switches']} {r['controller']}"
         if r["exit"] != 0:
-            out.append(f"- {what}: exit {r['exit']}; last lines: {' / '.join(r.get('tail') or [])}")
+            tail = " / ".join(line[:60] for line in r.get("tail") or [])
+            out.append(f"- {what}: exit {r['exit']}; last lines: {tail}")
         if r.get("unreachable"):
-            out.append(f"- {what}: the ends did not answer within the check's timeout")
+            out.append(f"- {what}: the ends did not answer within the check's timeout (ready = when it gave up)")
         if r.get("leftovers_removed"):
             out.append(f"- {what}: {r['leftovers_removed']} leftover bridges/interfaces removed after it")
     loads = [r["load1_before"] for r in rows]

@@ -179,7 +179,10 @@ class EmulatedNetwork:
         pending = list(pairs)
         deadline = time.monotonic() + timeout_s
         while pending and time.monotonic() < deadline:
-            procs = [(p, self.hosts[p[0]].popen(["ping", "-c1", "-W1", "-n", "-q", self.hosts[p[1]].IP()]))
+            # Up to 3 s per echo: the first one through a long chain of learning switches may need more
+            # than 1 s (ARP flooded hop by hop), and waiting for it is quicker than sending another.
+            wait = str(max(1, min(3, int(deadline - time.monotonic()))))
+            procs = [(p, self.hosts[p[0]].popen(["ping", "-c1", "-W", wait, "-n", "-q", self.hosts[p[1]].IP()]))
                      for p in pending]
             pending = [p for p, proc in procs if proc.wait() != 0]
             if pending:
