@@ -163,6 +163,8 @@ class EmulatedNetwork:
                 finally:
                     try:
                         self._remove_in_bulk()
+                    except (CapabilityError, subprocess.SubprocessError):
+                        pass   # only quicker: Mininet's stop and _remove_leftovers remove whatever it left
                     finally:
                         self.net.stop()
                         self.net = None

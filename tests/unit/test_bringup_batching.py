@@ -192,3 +192,27 @@ def test_stop_removes_bridges_and_interfaces_in_bulk_before_mininet(tmp_path, mo
     assert deleted == [["s1", "s2"]]
     assert removed == [sorted(net._root_interfaces())]
     assert net.net.links == [shaped]
+
+
+def test_a_failed_bulk_removal_falls_back_to_mininets_stop(tmp_path, monkeypatch):
+    """The bulk removal only saves time: when it fails (ovs-vsctl timed out), Mininet's stop and the
+    leftover removal still run, and stop() does not raise."""
+    from sdnbench.emulation import network
+    from sdnbench.errors import CapabilityError
+
+    graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
+    net = network.EmulatedNetwork(graph, Manifest(tmp_path), datapath="user", lock=False)
+    done = []
+
+    def fail():
+        raise CapabilityError("ovs-vsctl failed: terminating with signal 14 (Alarm clock)")
+
+    class Net:
+        def stop(self):
+            done.append("mininet stop")
+
+    monkeypatch.setattr(net, "_remove_in_bulk", fail)
+    monkeypatch.setattr(net, "_remove_leftovers", lambda: done.append("leftovers"))
+    net.net, net._owns_resources = Net(), True
+    net.stop()
+    assert done == ["mininet stop", "leftovers"] and net.net is None
