@@ -10,6 +10,7 @@ them after a crash, and it removes them itself on stop().
 
 from __future__ import annotations
 
+import random
 import subprocess
 import time
 from pathlib import Path
@@ -50,6 +51,28 @@ def switch_ports(graph: TopologyGraph) -> dict[int, list[int]]:
         if b in by_name:
             ports[by_name[b]].append(pb)
     return ports
+
+
+def delete_interfaces(names: list[str]) -> None:
+    """Delete these root-namespace interfaces in one kernel operation: tag them with a link group no
+    interface is in, then delete that group. The kernel unregisters them together (one RCU grace
+    period), where `ip link del` waits one per interface: 100 veth pairs in 0.06 s instead of 1.6 s."""
+    if not names:
+        return
+    group = _unused_link_group()
+    tag = "".join(f"link set dev {n} group {group}\n" for n in names)
+    subprocess.run(["ip", "-force", "-batch", "-"], input=tag, capture_output=True, text=True,
+                   timeout=max(60, len(names) / 20))
+    subprocess.run(["ip", "link", "del", "group", str(group)], capture_output=True, timeout=max(60, len(names) / 20))
+
+
+def _unused_link_group() -> int:
+    """A link group number no interface of the root namespace is in (never 0, the default group)."""
+    while True:
+        group = random.randrange(1 << 20, 1 << 31)
+        out = subprocess.run(["ip", "-o", "link", "show", "group", str(group)], capture_output=True, text=True)
+        if out.returncode == 0 and not out.stdout.strip():
+            return group
 
 
 class EmulatedNetwork:
@@ -149,8 +172,13 @@ class EmulatedNetwork:
                 try:
                     self.links.stopping(self.net)
                 finally:
-                    self.net.stop()
-                    self.net = None
+                    try:
+                        self._remove_in_bulk()
+                    except (CapabilityError, subprocess.SubprocessError):
+                        pass   # only quicker: Mininet's stop and _remove_leftovers remove whatever it left
+                    finally:
+                        self.net.stop()
+                        self.net = None
             if self._owns_resources:
                 self._remove_leftovers()
                 self._owns_resources = False
@@ -164,7 +192,10 @@ class EmulatedNetwork:
         pending = list(pairs)
         deadline = time.monotonic() + timeout_s
         while pending and time.monotonic() < deadline:
-            procs = [(p, self.hosts[p[0]].popen(["ping", "-c1", "-W1", "-n", "-q", self.hosts[p[1]].IP()]))
+            # Up to 3 s per echo: the first one through a long chain of learning switches may need more
+            # than 1 s (ARP flooded hop by hop), and waiting for it is quicker than sending another.
+            wait = str(max(1, min(3, int(deadline - time.monotonic()))))
+            procs = [(p, self.hosts[p[0]].popen(["ping", "-c1", "-W", wait, "-n", "-q", self.hosts[p[1]].IP()]))
                      for p in pending]
             pending = [p for p, proc in procs if proc.wait() != 0]
             if pending:
@@ -241,6 +272,18 @@ class EmulatedNetwork:
                 if node not in hosts:
                     names.append(f"{node}-eth{port}")
         return names
+
+    def _remove_in_bulk(self) -> None:
+        """Before Mininet's stop: the switches, then the root-namespace ends of plain veth links, each
+        in one call; Mininet would delete every interface with a shell round trip of its own."""
+        from mininet.link import Link
+
+        self.switch.stopping(self.net)
+        names = {n for n in self._root_interfaces() if Path(f"/sys/class/net/{n}").exists()}
+        delete_interfaces(sorted(names))
+        # Deleting one end of a veth pair deletes both: Mininet has nothing left to do for these links.
+        self.net.links = [link for link in self.net.links if type(link) is not Link
+                          or not {link.intf1.name, link.intf2.name} & names]
 
     def _remove_leftovers(self) -> None:
         """Delete whatever Mininet did not (after a failed start), then mark all released."""

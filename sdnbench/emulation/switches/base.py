@@ -43,7 +43,8 @@ class SwitchKind(ABC):
 
     @abstractmethod
     def mininet_switch(self):
-        """Mininet's `switch=` argument: a Switch subclass, or a partial of one with its parameters."""
+        """Mininet's `switch=` argument: a Switch subclass (Mininet batches start-up only
+        for a class with batchStartup, so prefer mininet.util.specialClass to a partial)."""
 
     def plain_links(self, links: list[Link]) -> dict[Link, dict]:
         """Told which links the link realisation leaves plain (no shaping, no process of their own):
@@ -85,6 +86,10 @@ class SwitchKind(ABC):
     def device_ids(self) -> dict[str, int]:
         """switch -> the device id a controller names it by on its endpoint (P4Runtime); empty otherwise."""
         return {}
+
+    def stopping(self, net) -> None:
+        """Before Mininet stops the network: remove the switches in bulk where that is faster than
+        Mininet's own stop (default: leave it to Mininet)."""
 
     def teardown(self) -> None:
         """After Mininet stopped, or failed to start: remove what remains of our switches, release records."""

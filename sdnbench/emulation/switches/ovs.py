@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from ...errors import CapabilityError
@@ -30,12 +29,18 @@ class OvsSwitch(SwitchKind):
         """ovsdb-server and ovs-vswitchd answer."""
         return capabilities.ovs_running()
 
-    def mininet_switch(self):
-        """OVSSwitch with datapath, fail mode, OpenFlow version and a 1 s reconnect."""
-        from mininet.node import OVSSwitch
+    def switch_params(self) -> dict:
+        """OVSSwitch's parameters: datapath, fail mode, OpenFlow version and a 1 s reconnect."""
+        return {"datapath": self.datapath, "failMode": self.fail_mode, "protocols": _PROTOCOLS[self.openflow],
+                "reconnectms": 1000}
 
-        return partial(OVSSwitch, datapath=self.datapath, failMode=self.fail_mode,
-                       protocols=_PROTOCOLS[self.openflow], reconnectms=1000)
+    def mininet_switch(self):
+        """OVSSwitch with switch_params(), as a class: Mininet then starts all switches in one
+        ovs-vsctl transaction (batchStartup), as `mn` does, where a partial gets one per switch."""
+        from mininet.node import OVSSwitch
+        from mininet.util import specialClass
+
+        return specialClass(OVSSwitch, defaults=self.switch_params())
 
     @property
     def rstp(self) -> bool:
@@ -60,8 +65,11 @@ class OvsSwitch(SwitchKind):
             # Only kernel interfaces: a switch kind may add ports that have none (OVS patch ports).
             disable_offloads_root([i.name for s in net.switches for i in s.intfList()
                                    if i.name != "lo" and Path(f"/sys/class/net/{i.name}").exists()])
+            # Every host's shell at once, then collect: one round trip per host, all in parallel.
             for host in net.hosts:
-                host.cmd("; ".join(offload_off_command(i.name) for i in host.intfList() if i.name != "lo"))
+                host.sendCmd("; ".join(offload_off_command(i.name) for i in host.intfList() if i.name != "lo"))
+            for host in net.hosts:
+                host.waitOutput()
 
     def attach(self, target: str) -> None:
         """Set every bridge's controller, fail mode and OpenFlow version in one transaction."""
@@ -80,12 +88,16 @@ class OvsSwitch(SwitchKind):
         """Give the bridges their controller back, with the same settings as attach()."""
         ovs.set_controllers(names, self.target, self.openflow, self.fail_mode)
 
+    def stopping(self, net) -> None:
+        """Delete every bridge in one transaction, before Mininet deletes their ports one by one."""
+        existing = ovs.existing_bridges()
+        ovs.delete_bridges([name for name in self.bridges if name in existing])
+
     def teardown(self) -> None:
         """Delete the bridges Mininet did not (after a failed start), release them all."""
         existing = ovs.existing_bridges()
+        ovs.delete_bridges([name for name in self.bridges if name in existing])
         for name in self.bridges:
-            if name in existing:
-                ovs.delete_bridge(name)
             self.manifest.released("bridge", name)
 
     def describe(self) -> dict:

@@ -28,7 +28,6 @@ import os
 import socket
 import subprocess
 from collections import defaultdict, deque
-from functools import partial
 
 from .. import ovs
 from .ovs import OvsSwitch
@@ -159,6 +158,7 @@ class OvsFast(OvsSwitch):
     def mininet_switch(self):
         """Mininet's OVSSwitch that adds AF_XDP host ports with their type in the same transaction."""
         from mininet.node import OVSSwitch
+        from mininet.util import specialClass
 
         class FastOVSSwitch(OVSSwitch):
             """An OVSSwitch whose listed interfaces get an interface type."""
@@ -175,7 +175,7 @@ class OvsFast(OvsSwitch):
                 return (opts or f" -- set Interface {intf}") + f" type={kind}"
 
         types = {name: self.port_type for name in self.xdp_ports} if self.port_type != "system" else {}
-        return partial(FastOVSSwitch, port_types=types, **super().mininet_switch().keywords)
+        return specialClass(FastOVSSwitch, defaults={**self.switch_params(), "port_types": types})
 
     def prepare(self) -> None:
         """Refuse leftovers, record bridges; choose the port type; pin the poll-mode thread."""
