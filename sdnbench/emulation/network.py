@@ -101,6 +101,14 @@ class EmulatedNetwork:
         """The switches' forwarding path in one word (OVS: 'kernel' or 'user')."""
         return self.switch.datapath
 
+    def link_window(self):
+        """What the link realisation measures of itself over one trial (a LinkWindow context manager)."""
+        return self.links.window()
+
+    def switch_availability(self):
+        """Whether this network's switch kind can run here (a Capability, with the fix when it cannot)."""
+        return self.switch.availability()
+
     def describe(self) -> dict:
         """Switch kind, datapath, link realisation and their versions, and the medium, for the trial environment."""
         return {**self.switch.describe(), **self.links.describe(), **MEDIA[self.graph.medium].describe(self.graph)}

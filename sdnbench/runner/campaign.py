@@ -184,7 +184,7 @@ def _run_group(exp: Experiment, trials: list[Trial], rundir: Path, manifest: Man
     spec.options["southbound"] = not first.needs_network
     env = fingerprint(net.datapath if net else "none (emulated switches)")
     env.update(net.describe() if net else {})
-    missing = net.switch.availability() if net else None
+    missing = net.switch_availability() if net else None
     if missing is not None and not missing.ok:   # its rows only: the other switch kinds still run
         adapter.stop()
         _skip(trials, store, env, progress, f"skipped: {first.switch} switches: {missing.detail}; fix: {missing.fix}")

@@ -84,7 +84,7 @@ def run_trial(trial: Trial, bed: Testbed, progress, setup_s: float) -> TrialOutc
         progress.trial(trial, "failed", 0.0, why[:100])
         return TrialOutcome("failed", broken=why)
     faults = FaultInjector(trial.workload.get("faults") or [], net, adapter, bed.controller_dir)
-    links = net.links.window() if net else LinkWindow()   # e.g. the link emulator's lateness
+    links = net.link_window() if net else LinkWindow()   # e.g. the link emulator's lateness
     try:
         with CpuMonitor(adapter.pids) as mon, links, faults, \
                 HealthWatch(adapter, net, expected=lambda t: faults.run.in_outage(t, OUTAGE_GRACE_S)) as watch:

@@ -184,3 +184,27 @@ def test_campaign_builds_a_cluster_network_when_the_experiment_has_a_cluster(tmp
     assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure", "ovs"), ClusterNetwork)
     exp.cluster = None
     assert isinstance(_network(exp, graph, Manifest(tmp_path), "1.3", "secure", "ovs"), EmulatedNetwork)
+
+
+#: What the runner, trials and workloads use of a group's network (campaign.py, trial.py, health.py,
+#: workload types); a cluster network must offer each, or a run with a cluster section fails mid-group.
+NETWORK_INTERFACE = ("attach_controller", "connected_switches", "datapath", "describe", "graph", "hosts",
+                     "link_window", "ports", "reachability", "start", "stop", "switch_availability")
+
+
+def test_a_cluster_network_offers_what_the_runner_uses_of_a_network(tmp_path):
+    pytest.importorskip("mininet")
+    from sdnbench.emulation.cluster.network import ClusterNetwork
+    from sdnbench.emulation.network import EmulatedNetwork
+    from sdnbench.manifest import Manifest
+
+    graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1})
+    cluster_net = ClusterNetwork(graph, Manifest(tmp_path), parse().cluster, lock=False)
+    local_net = EmulatedNetwork(graph, Manifest(tmp_path), lock=False)
+    for net in (cluster_net, local_net):
+        missing = [name for name in NETWORK_INTERFACE if not hasattr(net, name)]
+        assert not missing, f"{type(net).__name__} lacks {missing}"
+    assert cluster_net.switch_availability().ok
+    with cluster_net.link_window() as window:
+        pass
+    assert window.metrics == {} and window.problems == []

@@ -75,6 +75,19 @@ class ClusterNetwork:
         """The switches placed on a worker."""
         return [s.name for s in self.graph.switches if self.where[s.name] == worker]
 
+    def link_window(self):
+        """VXLAN tunnels and veth pairs measure nothing of themselves: an empty window."""
+        from ..links.base import LinkWindow
+
+        return LinkWindow()
+
+    def switch_availability(self):
+        """Open vSwitch on the workers: probed over ssh when the network starts (start() refuses a worker
+        without it), so nothing to check here."""
+        from ..capabilities import Capability
+
+        return Capability("openvswitch", True, "on the cluster's workers (probed at start)")
+
     def describe(self) -> dict:
         """Switch kind, datapath, tunnels, and the cluster: workers, placement, clock sync, and whether every
         worker runs on this machine's kernel (the namespace harness: functional results only)."""
