@@ -15,6 +15,8 @@ Imports Mininet: loaded only when a cluster network starts.
 
 from __future__ import annotations
 
+import shlex
+
 from typing import Callable
 
 from mininet.clean import Cleanup
@@ -58,6 +60,11 @@ class OwnedRemote:
             self.recorder(self)
 
     def _popen(self, cmd, sudo=True, tt=True, **params):
+        # ssh joins its arguments with spaces for the worker's shell, which splits them again: quoted, an
+        # argument with spaces or quotes (e.g. `sh -c SCRIPT`, the process gate of procs.OwnedProcess)
+        # arrives as one.
+        if isinstance(cmd, list) and self.isRemote:
+            cmd = [shlex.quote(str(arg)) for arg in cmd]
         # A root login needs no sudo (and a worker may have none); other users need passwordless sudo.
         return super()._popen(cmd, sudo=sudo and self.worker.user != "root", tt=tt, **params)
 
