@@ -129,14 +129,15 @@ class EmulatedNetwork:
 
     def _start(self) -> None:
         from mininet.log import setLogLevel
-        from mininet.net import Mininet
+
+        from .veth_batch import BatchLinkMininet
 
         setLogLevel("error")
         self.switch.prepare()
         for ifname in self._root_interfaces():
             self.manifest.created("interface", ifname)
         self._owns_resources = True
-        self.net = Mininet(topo=self._mininet_topo(), switch=self.switch.mininet_switch(),
+        self.net = BatchLinkMininet(topo=self._mininet_topo(), switch=self.switch.mininet_switch(),
                            host=self._host_class(), controller=None, autoSetMacs=False,
                            autoStaticArp=False, build=True)
         self.net.start()
@@ -239,17 +240,26 @@ class EmulatedNetwork:
 
     # -- internals ---------------------------------------------------------
     def _mininet_topo(self):
+        """Mininet's Topo of the graph: plain links (nothing of the link realisation's or the switches')
+        are PrecreatedLinks, made in one batch with the hosts' MACs on their ends."""
         from mininet.topo import Topo
+
+        from .veth_batch import PrecreatedLink
 
         topo = Topo()
         for s in self.graph.switches:
             topo.addSwitch(s.name, dpid=f"{s.dpid:016x}")
+        macs = {h.name: h.mac for h in self.graph.hosts}
         for h in self.graph.hosts:
             topo.addHost(h.name, ip=f"{h.ip}/8", mac=h.mac)
         plan = port_plan(self.graph)
         for link in self.graph.links:
             p1, p2 = plan[(link.a, link.b)]
             opts = self.carried[link] if link in self.carried else self.links.options(link)
+            if not opts:
+                # A host's MAC on the end its address goes on (port 0); no MAC given: the kernel's.
+                opts = {"cls": PrecreatedLink, "addr1": macs.get(link.a) if p1 == 0 else None,
+                        "addr2": macs.get(link.b) if p2 == 0 else None}
             topo.addLink(link.a, link.b, port1=p1, port2=p2, **opts)
         return topo
 
@@ -264,6 +274,13 @@ class EmulatedNetwork:
             def startShell(self, *args, **kwargs):
                 super().startShell(*args, **kwargs)
                 manifest.process(self.pid, ["mininet-host", self.name], "host")
+
+            def setMAC(self, mac, intf=None):
+                """Nothing to do when the interface was created with this MAC (a PrecreatedLink's end):
+                Mininet's setMAC takes the interface down and up again, three shell round trips."""
+                if self.intf(intf).mac == mac:
+                    return ""
+                return super().setMAC(mac, intf)
 
         return ManifestHost
 
@@ -286,11 +303,13 @@ class EmulatedNetwork:
         in one call; Mininet would delete every interface with a shell round trip of its own."""
         from mininet.link import Link
 
+        from .veth_batch import PrecreatedLink
+
         self.switch.stopping(self.net)
         names = {n for n in self._root_interfaces() if Path(f"/sys/class/net/{n}").exists()}
         delete_interfaces(sorted(names))
         # Deleting one end of a veth pair deletes both: Mininet has nothing left to do for these links.
-        self.net.links = [link for link in self.net.links if type(link) is not Link
+        self.net.links = [link for link in self.net.links if type(link) not in (Link, PrecreatedLink)
                           or not {link.intf1.name, link.intf2.name} & names]
 
     def _remove_leftovers(self) -> None:

@@ -37,6 +37,11 @@ def test_all_hosts_reachable_without_controller(spec, tmp_path):
         hosts = [h.name for h in graph.hosts]
         pairs = [(a, b) for a in hosts for b in hosts if a != b]
         assert net.reachability(pairs, timeout_s=40) == []
+        # every host has the address and MAC its graph gives it (its veth end was made with the MAC)
+        for h in graph.hosts:
+            shell = net.net.get(h.name)
+            assert shell.cmd(f"cat /sys/class/net/{h.name}-eth0/address").strip() == h.mac
+            assert f"inet {h.ip}/8" in shell.cmd(f"ip -4 addr show dev {h.name}-eth0")
         # the switch ports Faucet's config is generated from are the ones OVS has
         for s in graph.switches:
             ofports = {int(p) for p in os.popen(f"ovs-vsctl get interface {s.name}-eth1 ofport").read().split()}

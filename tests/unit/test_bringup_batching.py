@@ -216,3 +216,75 @@ def test_a_failed_bulk_removal_falls_back_to_mininets_stop(tmp_path, monkeypatch
     net.net, net._owns_resources = Net(), True
     net.stop()
     assert done == ["mininet stop", "leftovers"] and net.net is None
+
+
+def test_plain_veth_pairs_are_one_iproute2_batch():
+    """Each end goes straight into its node's namespace (a host's with its MAC); ends in the root
+    namespace come up in the same batch, after every pair exists."""
+    from sdnbench.emulation.veth_batch import batch_commands
+
+    script = batch_commands([
+        [("s1-eth1", None, None), ("h1-eth0", 4242, "00:00:00:00:00:01")],
+        [("s1-eth2", None, None), ("s2-eth2", None, None)],
+    ])
+    assert script.splitlines() == [
+        "link add name s1-eth1 type veth peer name h1-eth0 address 00:00:00:00:00:01 netns 4242",
+        "link add name s1-eth2 type veth peer name s2-eth2",
+        "link set dev s1-eth1 up",
+        "link set dev s1-eth2 up",
+        "link set dev s2-eth2 up",
+    ]
+
+
+def test_a_failed_batch_says_what_iproute2_said(monkeypatch):
+    from sdnbench.emulation import veth_batch
+
+    class Out:
+        returncode, stdout, stderr = 1, "", "RTNETLINK answers: File exists\nCommand failed -:3\n"
+
+    monkeypatch.setattr(veth_batch.subprocess, "run", lambda *a, **kw: Out())
+    with pytest.raises(RuntimeError, match=r"2 veth pairs failed: RTNETLINK answers: File exists"):
+        veth_batch.create_pairs([[("a", None, None), ("b", None, None)]] * 2)
+
+
+def test_plain_links_are_precreated_and_shaped_links_keep_their_class(tmp_path):
+    """Links the realisation leaves plain are PrecreatedLinks carrying the host's MAC on its port-0
+    end; a shaped link stays TCLink, and its host's MAC is set by Mininet as before."""
+    from mininet.link import TCLink
+
+    from sdnbench.emulation import network
+    from sdnbench.emulation.veth_batch import PrecreatedLink
+
+    graph = build_topology({"kind": "linear", "switches": 2, "hosts_per_switch": 1,
+                            "edge_link": {"bw_mbps": 10}})
+    net = network.EmulatedNetwork(graph, Manifest(tmp_path), datapath="user", lock=False, links="veth_tc")
+    topo = net._mininet_topo()
+    infos = {(i["node1"], i["node2"]): i for _a, _b, i in topo.links(withInfo=True)}
+    macs = {h.name: h.mac for h in graph.hosts}
+    shaped = [i for i in infos.values() if i.get("cls") is TCLink]
+    plain = [i for i in infos.values() if i.get("cls") is PrecreatedLink]
+    assert shaped and plain and len(shaped) + len(plain) == len(graph.links)
+    for info in plain:
+        for end in ("1", "2"):
+            node, port = info["node" + end], info["port" + end]
+            assert info["addr" + end] == (macs[node] if node in macs and port == 0 else None)
+
+
+def test_a_host_skips_setting_the_mac_its_interface_was_created_with(tmp_path):
+    from sdnbench.emulation import network
+
+    graph = build_topology({"kind": "linear", "switches": 1, "hosts_per_switch": 1})
+    host_class = network.EmulatedNetwork(graph, Manifest(tmp_path), datapath="user", lock=False)._host_class()
+    commands = []
+
+    class Intf:
+        mac = "00:00:00:00:00:01"
+
+        def setMAC(self, mac):
+            commands.append(mac)
+            return "set"
+
+    host = host_class.__new__(host_class)
+    host.intf = lambda intf=None: Intf()
+    assert host.setMAC("00:00:00:00:00:01") == "" and commands == []
+    assert host.setMAC("00:00:00:00:00:02") == "set" and commands == ["00:00:00:00:00:02"]
