@@ -138,8 +138,8 @@ class EmulatedNetwork:
             self.manifest.created("interface", ifname)
         self._owns_resources = True
         self.net = BatchLinkMininet(topo=self._mininet_topo(), switch=self.switch.mininet_switch(),
-                           host=self._host_class(), controller=None, autoSetMacs=False,
-                           autoStaticArp=False, build=True)
+                                    host=self._host_class(), controller=None, autoSetMacs=False,
+                                    autoStaticArp=False, build=True)
         self.net.start()
         self.switch.started(self.net)
         self.links.started(self.net)
