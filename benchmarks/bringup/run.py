@@ -20,11 +20,14 @@ controller; = started without one), `ready` (first host <-> last host
 answered a ping both ways), `teardown` (from ready until the process exited,
 everything removed). Both tools wait up to BRINGUP_CHECK_TIMEOUT_S for the
 ping. The run holds the machine's network lock, so no other sdnbench network
-runs meanwhile; the load average before each measurement is recorded.
+runs meanwhile. Before each measurement it waits (up to --settle-max) for the
+1-minute load average to drop below --settle-load, since a large teardown
+leaves the next tool a loaded machine; the load then and the wait are recorded.
 Writes results.json and results.md here. Needs root.
 
 Usage: benchmarks/bringup/run.py [--sizes 10,100,1000] [--shapes linear,tree] [--controllers none,osken]
            [--tools sdnbench,mn] [--check ends|none] [--timeout 900] [--src DIR --label NAME] [--keep] [--no-lock]
+           [--settle-load CORES] [--settle-max 300]
 --src runs sdnbench from another checkout (e.g. an older revision) under --label.
 --keep adds this run's rows to results.json (a row measured again replaces its old one).
 """
@@ -167,7 +170,7 @@ def one_row(tool, label, shape, size, controller, args, workdir: Path, env) -> d
     rundir = Path(tempfile.mkdtemp(dir=workdir))
     tracker = ProcessTracker(Manifest(rundir))
     endpoint = None
-    load = float(open("/proc/loadavg").read().split()[0])
+    load, settled_s = settle(args.settle_load, args.settle_max)
     try:
         if controller != "none":
             spec = ControllerSpec(kind=controller, label=controller, port=free_port())
@@ -185,7 +188,22 @@ def one_row(tool, label, shape, size, controller, args, workdir: Path, env) -> d
     from sdnbench.clean import clean_rundir
     clean_rundir(rundir, say=lambda m: None)   # a killed sdnbench measurement's manifest
     return {"tool": label, "shape": shape, "size": size, "switches": len(names), "controller": controller,
-            "check": args.check, "load1_before": load, "leftovers_removed": len(left), **row}
+            "check": args.check, "load1_before": load, "settle_s": settled_s, "leftovers_removed": len(left), **row}
+
+
+def load1() -> float:
+    """The 1-minute load average."""
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def settle(below: float, max_s: float) -> tuple[float, float]:
+    """Wait until the 1-minute load average is under `below` or `max_s` passed: a 1,000-switch
+    teardown leaves a load of about 40 (thousands of shells ending) that would slow the next tool.
+    Returns the load then and the seconds waited."""
+    t0 = time.monotonic()
+    while load1() >= below and time.monotonic() - t0 < max_s:
+        time.sleep(5)
+    return load1(), round(time.monotonic() - t0, 1)
 
 
 def free_port() -> int:
@@ -209,6 +227,10 @@ def main() -> None:
     parser.add_argument("--label", help="tool name for sdnbench rows (default: sdnbench)")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--no-lock", action="store_true", help="the caller holds the machine's network lock")
+    parser.add_argument("--settle-load", type=float, default=float(os.cpu_count() or 1),
+                        help="before each measurement, wait until the 1-minute load average is below this "
+                             "(default: the number of cores)")
+    parser.add_argument("--settle-max", type=float, default=300.0, help="wait at most this long for it, seconds")
     args = parser.parse_args()
     from report import write
 
