@@ -41,8 +41,10 @@ class PrecreatedLink(Link):
 class BatchLinkMininet(Mininet):
     """Mininet whose PrecreatedLink pairs are created in one batch, before the first link is added."""
 
+    _pairs_created = False   # a class default: Mininet builds (and adds links) inside its own __init__
+
     def addLink(self, node1, node2, port1=None, port2=None, cls=None, **params):
-        if cls is PrecreatedLink and not getattr(self, "_pairs_created", False):
+        if cls is PrecreatedLink and not self._pairs_created:
             self._pairs_created = True
             create_pairs([self._pair(info) for _a, _b, info in self.topo.links(sort=True, withInfo=True)
                           if info.get("cls") is PrecreatedLink])

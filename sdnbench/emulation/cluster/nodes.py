@@ -16,7 +16,6 @@ Imports Mininet: loaded only when a cluster network starts.
 from __future__ import annotations
 
 import shlex
-
 from typing import Callable
 
 from mininet.clean import Cleanup
